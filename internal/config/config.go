@@ -1,0 +1,521 @@
+// Package config loads strata's configuration: defaults, then a TOML file, then STRATA_* environment
+// variables, then command-line flags, each overriding the one before.
+//
+// Every key is declared once, in the schema table below, with its type, default, allowed range and
+// meaning. That one table drives loading, validation (an unknown key, a wrong type or an out-of-range
+// value is an error naming the file or variable, the key and what is allowed), `strata config check`,
+// and the test that keeps config.example.toml complete. This is the only package that imports viper.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+	"github.com/spf13/viper"
+)
+
+// ErrInvalid is wrapped by every error about the configuration itself (as opposed to I/O failures),
+// so the command line can map it to the usage exit code.
+var ErrInvalid = errors.New("invalid configuration")
+
+// MinDelay is the politeness floor for every host that is not loopback. It is not configurable:
+// strata promises the sites it visits at least this much time between requests.
+const MinDelay = 10 * time.Second
+
+// DefaultUserAgent names strata and a contact placeholder that the user is asked to replace.
+const DefaultUserAgent = "strata/0.1 (+https://example.org/replace-with-your-contact-page)"
+
+// EnvPrefix starts every environment variable strata reads: STRATA_POLITENESS_DELAY sets politeness.delay.
+const EnvPrefix = "STRATA"
+
+// Config is the effective configuration of one strata invocation.
+type Config struct {
+	File string // the configuration file read, or "" when none was
+	Dir  string // relative paths resolve against this: the file's directory, else the working directory
+
+	Database struct {
+		Path string // SQLite database file, absolute after Load
+	}
+	Archive struct {
+		Root string // archive root directory, absolute after Load
+	}
+	Seed struct {
+		Level int // default level of new seeds: how many link levels below a seed are followed
+		FrMax int // default revisit interval of new seeds, in runs
+	}
+	Crawl struct {
+		UserAgent    string
+		Workers      int
+		PageTimeout  time.Duration
+		MaxBytes     int64
+		MaxDuration  time.Duration
+		AllowPrivate bool
+	}
+	Politeness struct {
+		Delay         time.Duration
+		LoopbackDelay time.Duration
+		DelayFactor   float64
+		DomainKey     string
+	}
+	Schedule struct {
+		StartWindow time.Duration
+	}
+	Log struct {
+		Level  string
+		Format string
+	}
+
+	sources map[string]string
+}
+
+// Source reports where the effective value of key came from: "default", "file", "env STRATA_…" or
+// "flag --…".
+func (c *Config) Source(key string) string {
+	if s, ok := c.sources[key]; ok {
+		return s
+	}
+	return "default"
+}
+
+// field declares one configuration key. ptr returns a pointer into Config of one of the types
+// *string, *int, *int64, *float64, *bool or *time.Duration; the type decides how values are parsed.
+type field struct {
+	key      string
+	def      any
+	min, max float64 // inclusive range for numbers and durations (in seconds); both 0 means unbounded
+	enum     []string
+	path     bool // a file system path resolved against Config.Dir
+	doc      string
+	ptr      func(*Config) any
+}
+
+var schema = []field{
+	{key: "database.path", def: "strata.db", path: true,
+		doc: "SQLite database holding the URL table, fetch records, links, runs and hosts.",
+		ptr: func(c *Config) any { return &c.Database.Path }},
+	{key: "archive.root", def: "archive", path: true,
+		doc: "Directory under which each run writes its dated directory of page versions.",
+		ptr: func(c *Config) any { return &c.Archive.Root }},
+	{key: "seed.level", def: 2, min: 0, max: 100,
+		doc: "Default level of a new seed: links are followed this many levels below it.",
+		ptr: func(c *Config) any { return &c.Seed.Level }},
+	{key: "seed.fr_max", def: 1, min: 1, max: 365,
+		doc: "Default revisit interval of a new seed, in runs (1 = every run). Adapted per page later.",
+		ptr: func(c *Config) any { return &c.Seed.FrMax }},
+	{key: "crawl.user_agent", def: DefaultUserAgent,
+		doc: "User-Agent sent with every request. Replace the contact URL so site owners can reach you.",
+		ptr: func(c *Config) any { return &c.Crawl.UserAgent }},
+	{key: "crawl.workers", def: 32, min: 1, max: 1024,
+		doc: "Domains crawled at once. Each domain still sees at most one request at a time.",
+		ptr: func(c *Config) any { return &c.Crawl.Workers }},
+	{key: "crawl.page_timeout", def: 30 * time.Second, min: 1, max: 600,
+		doc: "Time limit for one page: connect, headers and body together (cuts slow-drip traps).",
+		ptr: func(c *Config) any { return &c.Crawl.PageTimeout }},
+	{key: "crawl.max_bytes", def: int64(1 << 20), min: 1024, max: 1 << 30,
+		doc: "Largest body kept per page, in bytes after decompression (stops compression bombs).",
+		ptr: func(c *Config) any { return &c.Crawl.MaxBytes }},
+	{key: "crawl.max_duration", def: time.Duration(0), min: 0, max: 7 * 24 * 3600,
+		doc: "Stop the crawl stage gracefully after this long; unreached URLs stay due. 0s = no limit.",
+		ptr: func(c *Config) any { return &c.Crawl.MaxDuration }},
+	{key: "crawl.allow_private", def: false,
+		doc: "Allow links and redirects to private, loopback and link-local addresses. Seeded hosts are always allowed.",
+		ptr: func(c *Config) any { return &c.Crawl.AllowPrivate }},
+	{key: "politeness.delay", def: MinDelay, min: MinDelay.Seconds(), max: 24 * 3600,
+		doc: "Least time between the end of one response and the next request to the same domain. Cannot be below 10s.",
+		ptr: func(c *Config) any { return &c.Politeness.Delay }},
+	{key: "politeness.loopback_delay", def: 100 * time.Millisecond, min: 0, max: 24 * 3600,
+		doc: "The same gap for hosts whose addresses are all loopback (tests, demos). Never applies to other hosts.",
+		ptr: func(c *Config) any { return &c.Politeness.LoopbackDelay }},
+	{key: "politeness.delay_factor", def: 5.0, min: 1, max: 100,
+		doc: "The gap is also at least this many times the domain's last response time (slow servers get more room).",
+		ptr: func(c *Config) any { return &c.Politeness.DelayFactor }},
+	{key: "politeness.domain_key", def: "registrable", enum: []string{"registrable", "host"},
+		doc: `What counts as one domain for politeness: "registrable" (example.co.uk and its subdomains) or "host".`,
+		ptr: func(c *Config) any { return &c.Politeness.DomainKey }},
+	{key: "schedule.start_window", def: time.Duration(0), min: 0, max: 24 * 3600,
+		doc: "With --cron, wait an offset inside this window that changes daily, so sites never see strata at one fixed time. 0s = off.",
+		ptr: func(c *Config) any { return &c.Schedule.StartWindow }},
+	{key: "log.level", def: "info", enum: []string{"debug", "info", "warn", "error"},
+		doc: "Least severe log level written to standard error.",
+		ptr: func(c *Config) any { return &c.Log.Level }},
+	{key: "log.format", def: "text", enum: []string{"text", "json"},
+		doc: "Log line format: text (key=value) or json.",
+		ptr: func(c *Config) any { return &c.Log.Format }},
+}
+
+// Keys returns every configuration key in schema order.
+func Keys() []string {
+	keys := make([]string, len(schema))
+	for i, f := range schema {
+		keys[i] = f.key
+	}
+	return keys
+}
+
+// FlagBinding ties a command-line flag to the key it overrides.
+type FlagBinding struct {
+	Key  string
+	Flag *pflag.Flag
+}
+
+// Options say where Load looks.
+type Options struct {
+	File    string        // --config; "" means $STRATA_CONFIG, else ./strata.toml if it exists, else none
+	Flags   []FlagBinding // flags that override keys when the user set them
+	Getenv  func(string) string
+	WorkDir string // defaults to the process's working directory
+}
+
+// Load builds the effective configuration. Errors about the configuration wrap ErrInvalid and are one
+// line naming the file (or variable or flag), the key and the allowed values.
+func Load(opts Options) (*Config, error) {
+	getenv := opts.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	wd := opts.WorkDir
+	if wd == "" {
+		var err error
+		if wd, err = os.Getwd(); err != nil {
+			return nil, fmt.Errorf("config: working directory: %w", err)
+		}
+	}
+	file, explicit := opts.File, true
+	if file == "" {
+		file = getenv(EnvPrefix + "_CONFIG")
+	}
+	if file == "" {
+		explicit = false
+		if _, err := os.Stat(filepath.Join(wd, "strata.toml")); err == nil {
+			file = filepath.Join(wd, "strata.toml")
+		}
+	}
+	if file != "" && !filepath.IsAbs(file) {
+		file = filepath.Join(wd, file)
+	}
+
+	cfg := &Config{Dir: wd, sources: map[string]string{}}
+	v := viper.New()
+	v.SetConfigType("toml")
+	for _, f := range schema {
+		v.SetDefault(f.key, f.def)
+	}
+	if file != "" {
+		if err := readFile(v, file); err != nil {
+			if !explicit && errors.Is(err, os.ErrNotExist) {
+				file = ""
+			} else {
+				return nil, err
+			}
+		}
+	}
+	if file != "" {
+		cfg.File, cfg.Dir = file, filepath.Dir(file)
+		if err := checkUnknown(v, file); err != nil {
+			return nil, err
+		}
+	}
+
+	for _, f := range schema {
+		val, src := v.Get(f.key), "default"
+		if file != "" && v.InConfig(f.key) {
+			src = "file"
+		}
+		env := envName(f.key)
+		if s, ok := lookupEnv(getenv, env); ok {
+			val, src = s, "env "+env
+		}
+		for _, b := range opts.Flags {
+			if b.Key == f.key && b.Flag != nil && b.Flag.Changed {
+				val, src = b.Flag.Value.String(), "flag --"+b.Flag.Name
+			}
+		}
+		if err := f.set(cfg, val); err != nil {
+			where := cfg.File
+			if src != "file" {
+				where = src
+			}
+			return nil, fmt.Errorf("%w: %s: %s: %v", ErrInvalid, where, f.key, err)
+		}
+		if src != "default" {
+			cfg.sources[f.key] = src
+		}
+		if f.path {
+			p := f.ptr(cfg).(*string)
+			if *p == "" {
+				return nil, fmt.Errorf("%w: %s: %s: must not be empty", ErrInvalid, describe(cfg, f.key), f.key)
+			}
+			if !filepath.IsAbs(*p) {
+				*p = filepath.Join(cfg.Dir, *p)
+			}
+		}
+	}
+	return cfg, nil
+}
+
+func describe(c *Config, key string) string {
+	if s := c.Source(key); s != "file" && s != "default" {
+		return s
+	}
+	if c.File != "" {
+		return c.File
+	}
+	return "defaults"
+}
+
+func readFile(v *viper.Viper, file string) error {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("%w: %s: no such file: %w", ErrInvalid, file, os.ErrNotExist)
+		}
+		return fmt.Errorf("%w: read %s: %v", ErrInvalid, file, err)
+	}
+	if err := v.ReadConfig(strings.NewReader(string(data))); err != nil {
+		return fmt.Errorf("%w: %s: not valid TOML: %s", ErrInvalid, file, oneLine(err.Error()))
+	}
+	return nil
+}
+
+// checkUnknown refuses keys the schema does not declare, so a typo is an error instead of a silently
+// ignored setting.
+func checkUnknown(v *viper.Viper, file string) error {
+	known := map[string]bool{}
+	sections := map[string]bool{}
+	for _, f := range schema {
+		known[f.key] = true
+		sections[f.key[:strings.IndexByte(f.key, '.')]] = true
+	}
+	var unknown []string
+	for _, k := range v.AllKeys() {
+		if !known[k] && v.InConfig(k) {
+			unknown = append(unknown, k)
+		}
+	}
+	if len(unknown) == 0 {
+		return nil
+	}
+	sort.Strings(unknown)
+	k := unknown[0]
+	hint := ""
+	if i := strings.IndexByte(k, '.'); i < 0 {
+		if sections[k] {
+			hint = fmt.Sprintf(" (%q is a section: write [%s])", k, k)
+		}
+	} else if !sections[k[:i]] {
+		hint = fmt.Sprintf(" (no section [%s]; sections are %s)", k[:i], strings.Join(sortedKeys(sections), ", "))
+	} else {
+		hint = fmt.Sprintf(" (keys in [%s] are %s)", k[:i], strings.Join(keysIn(k[:i]), ", "))
+	}
+	return fmt.Errorf("%w: %s: unknown key %s%s", ErrInvalid, file, k, hint)
+}
+
+func keysIn(section string) []string {
+	var out []string
+	for _, f := range schema {
+		if strings.HasPrefix(f.key, section+".") {
+			out = append(out, strings.TrimPrefix(f.key, section+"."))
+		}
+	}
+	return out
+}
+
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func envName(key string) string {
+	return EnvPrefix + "_" + strings.ToUpper(strings.ReplaceAll(key, ".", "_"))
+}
+
+func lookupEnv(getenv func(string) string, name string) (string, bool) {
+	s := getenv(name)
+	return s, s != ""
+}
+
+// set parses val (from TOML, an environment variable or a flag) into the field, checking type and range.
+func (f field) set(c *Config, val any) error {
+	switch p := f.ptr(c).(type) {
+	case *string:
+		s, ok := val.(string)
+		if !ok {
+			return fmt.Errorf("want a string, got %s", typeName(val))
+		}
+		if f.enum != nil && !contains(f.enum, s) {
+			return fmt.Errorf("%q is not one of %s", s, strings.Join(quoteAll(f.enum), ", "))
+		}
+		*p = s
+	case *int:
+		n, err := toInt(val)
+		if err != nil {
+			return err
+		}
+		if err := f.inRange(float64(n), strconv.FormatInt(n, 10)); err != nil {
+			return err
+		}
+		*p = int(n)
+	case *int64:
+		n, err := toInt(val)
+		if err != nil {
+			return err
+		}
+		if err := f.inRange(float64(n), strconv.FormatInt(n, 10)); err != nil {
+			return err
+		}
+		*p = n
+	case *float64:
+		x, err := toFloat(val)
+		if err != nil {
+			return err
+		}
+		if err := f.inRange(x, strconv.FormatFloat(x, 'g', -1, 64)); err != nil {
+			return err
+		}
+		*p = x
+	case *bool:
+		switch b := val.(type) {
+		case bool:
+			*p = b
+		case string:
+			x, err := strconv.ParseBool(b)
+			if err != nil {
+				return fmt.Errorf("want true or false, got %q", b)
+			}
+			*p = x
+		default:
+			return fmt.Errorf("want true or false, got %s", typeName(val))
+		}
+	case *time.Duration:
+		var d time.Duration
+		switch x := val.(type) {
+		case time.Duration:
+			d = x
+		case string:
+			var err error
+			if d, err = time.ParseDuration(x); err != nil {
+				return fmt.Errorf("want a duration such as \"10s\" or \"4h\", got %q", x)
+			}
+		default:
+			return fmt.Errorf("want a duration string such as \"10s\" or \"4h\", got %s", typeName(val))
+		}
+		if err := f.inRange(d.Seconds(), d.String()); err != nil {
+			return err
+		}
+		*p = d
+	default:
+		return fmt.Errorf("internal: unsupported field type %T", p)
+	}
+	return nil
+}
+
+func (f field) inRange(x float64, shown string) error {
+	if f.min == 0 && f.max == 0 {
+		return nil
+	}
+	if x < f.min || x > f.max {
+		return fmt.Errorf("%s is out of range (allowed: %s)", shown, f.rangeText())
+	}
+	return nil
+}
+
+func (f field) rangeText() string {
+	if _, ok := f.def.(time.Duration); ok {
+		lo := time.Duration(f.min * float64(time.Second))
+		hi := time.Duration(f.max * float64(time.Second))
+		return fmt.Sprintf("%s to %s", fmtDuration(lo), fmtDuration(hi))
+	}
+	return fmt.Sprintf("%s to %s", strconv.FormatFloat(f.min, 'f', -1, 64), strconv.FormatFloat(f.max, 'f', -1, 64))
+}
+
+func toInt(val any) (int64, error) {
+	switch x := val.(type) {
+	case int:
+		return int64(x), nil
+	case int64:
+		return x, nil
+	case float64:
+		if x != math.Trunc(x) {
+			return 0, fmt.Errorf("want a whole number, got %v", x)
+		}
+		return int64(x), nil
+	case string:
+		n, err := strconv.ParseInt(strings.TrimSpace(x), 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("want a whole number, got %q", x)
+		}
+		return n, nil
+	}
+	return 0, fmt.Errorf("want a whole number, got %s", typeName(val))
+}
+
+func toFloat(val any) (float64, error) {
+	switch x := val.(type) {
+	case int:
+		return float64(x), nil
+	case int64:
+		return float64(x), nil
+	case float64:
+		return x, nil
+	case string:
+		f, err := strconv.ParseFloat(strings.TrimSpace(x), 64)
+		if err != nil {
+			return 0, fmt.Errorf("want a number, got %q", x)
+		}
+		return f, nil
+	}
+	return 0, fmt.Errorf("want a number, got %s", typeName(val))
+}
+
+func typeName(val any) string {
+	switch val.(type) {
+	case string:
+		return "a string"
+	case bool:
+		return "a boolean"
+	case int, int64, float64:
+		return fmt.Sprintf("the number %v", val)
+	case []any:
+		return "an array"
+	case map[string]any:
+		return "a table"
+	}
+	return fmt.Sprintf("%T", val)
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func quoteAll(list []string) []string {
+	out := make([]string, len(list))
+	for i, s := range list {
+		out[i] = strconv.Quote(s)
+	}
+	return out
+}
+
+func oneLine(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > 300 {
+		s = s[:300] + "…"
+	}
+	return s
+}

@@ -1,0 +1,261 @@
+package config_test
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/strata-crawler/strata/internal/config"
+)
+
+var update = flag.Bool("update", false, "rewrite config.example.toml from the schema")
+
+func writeFile(t *testing.T, dir, name, body string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func noEnv(string) string { return "" }
+
+func TestLoadDefaults(t *testing.T) {
+	wd := t.TempDir()
+	cfg, err := config.Load(config.Options{Getenv: noEnv, WorkDir: wd})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.File != "" {
+		t.Errorf("File = %q, want none", cfg.File)
+	}
+	if want := filepath.Join(wd, "strata.db"); cfg.Database.Path != want {
+		t.Errorf("Database.Path = %q, want %q", cfg.Database.Path, want)
+	}
+	if want := filepath.Join(wd, "archive"); cfg.Archive.Root != want {
+		t.Errorf("Archive.Root = %q, want %q", cfg.Archive.Root, want)
+	}
+	if cfg.Politeness.Delay != 10*time.Second || cfg.Crawl.PageTimeout != 30*time.Second ||
+		cfg.Crawl.MaxBytes != 1<<20 || cfg.Crawl.Workers != 32 || cfg.Seed.FrMax != 1 || cfg.Seed.Level != 2 {
+		t.Errorf("unexpected defaults: %+v", cfg)
+	}
+	if !cfg.UserAgentIsPlaceholder() {
+		t.Error("default user agent should be reported as the placeholder")
+	}
+}
+
+func TestLoadPrecedence(t *testing.T) {
+	dir := t.TempDir()
+	file := writeFile(t, dir, "s.toml", `
+[database]
+path = "data/s.db"
+[crawl]
+workers = 4
+page_timeout = "20s"
+[politeness]
+delay = "15s"
+`)
+	fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
+	fs.Int("workers", 0, "")
+	if err := fs.Parse([]string{"--workers=9"}); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"STRATA_CRAWL_PAGE_TIMEOUT": "45s", "STRATA_CRAWL_WORKERS": "7"}
+	cfg, err := config.Load(config.Options{
+		File:    file,
+		Getenv:  func(k string) string { return env[k] },
+		WorkDir: t.TempDir(),
+		Flags:   []config.FlagBinding{{Key: "crawl.workers", Flag: fs.Lookup("workers")}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		key, source string
+		got, want   any
+	}{
+		{"database.path", "file", cfg.Database.Path, filepath.Join(dir, "data", "s.db")},
+		{"crawl.workers", "flag --workers", cfg.Crawl.Workers, 9},
+		{"crawl.page_timeout", "env STRATA_CRAWL_PAGE_TIMEOUT", cfg.Crawl.PageTimeout, 45 * time.Second},
+		{"politeness.delay", "file", cfg.Politeness.Delay, 15 * time.Second},
+		{"archive.root", "default", cfg.Archive.Root, filepath.Join(dir, "archive")},
+	}
+	for _, tt := range tests {
+		t.Run(tt.key, func(t *testing.T) {
+			if tt.got != tt.want {
+				t.Errorf("%s = %v, want %v", tt.key, tt.got, tt.want)
+			}
+			if s := cfg.Source(tt.key); s != tt.source {
+				t.Errorf("Source(%s) = %q, want %q", tt.key, s, tt.source)
+			}
+		})
+	}
+}
+
+func TestLoadFindsFile(t *testing.T) {
+	wd := t.TempDir()
+	writeFile(t, wd, "strata.toml", "[crawl]\nworkers = 3\n")
+	cfg, err := config.Load(config.Options{Getenv: noEnv, WorkDir: wd})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Crawl.Workers != 3 || cfg.File != filepath.Join(wd, "strata.toml") {
+		t.Errorf("./strata.toml not used: file %q, workers %d", cfg.File, cfg.Crawl.Workers)
+	}
+
+	other := writeFile(t, t.TempDir(), "x.toml", "[crawl]\nworkers = 5\n")
+	cfg, err = config.Load(config.Options{WorkDir: wd, Getenv: func(k string) string {
+		if k == "STRATA_CONFIG" {
+			return other
+		}
+		return ""
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Crawl.Workers != 5 {
+		t.Errorf("STRATA_CONFIG not used: workers %d", cfg.Crawl.Workers)
+	}
+}
+
+func TestLoadErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		toml string
+		env  map[string]string
+		want []string // substrings of the one-line error
+	}{
+		{"unknown key", "[crawl]\nworkerz = 3\n", nil, []string{"unknown key crawl.workerz", "keys in [crawl] are", "workers"}},
+		{"unknown section", "[crawler]\nworkers = 3\n", nil, []string{"unknown key crawler.workers", "no section [crawler]"}},
+		{"top-level key", "workers = 3\n", nil, []string{"unknown key workers"}},
+		{"wrong type", "[crawl]\nworkers = \"many\"\n", nil, []string{"crawl.workers", "want a whole number", `"many"`}},
+		{"fraction", "[crawl]\nworkers = 2.5\n", nil, []string{"crawl.workers", "whole number"}},
+		{"out of range", "[crawl]\nworkers = 0\n", nil, []string{"crawl.workers", "0 is out of range", "allowed: 1 to 1024"}},
+		{"delay floor", "[politeness]\ndelay = \"5s\"\n", nil, []string{"politeness.delay", "5s is out of range", "allowed: 10s to 24h"}},
+		{"delay as number", "[politeness]\ndelay = 10\n", nil, []string{"politeness.delay", "want a duration string"}},
+		{"bad duration", "[crawl]\npage_timeout = \"ten\"\n", nil, []string{"crawl.page_timeout", `got "ten"`}},
+		{"enum", "[log]\nlevel = \"loud\"\n", nil, []string{"log.level", `"loud" is not one of "debug", "info", "warn", "error"`}},
+		{"bool", "[crawl]\nallow_private = \"yes\"\n", nil, []string{"crawl.allow_private", "want true or false"}},
+		{"empty path", "[database]\npath = \"\"\n", nil, []string{"database.path", "must not be empty"}},
+		{"not toml", "[crawl\nworkers = 3\n", nil, []string{"not valid TOML"}},
+		{"env out of range", "", map[string]string{"STRATA_POLITENESS_DELAY": "1s"},
+			[]string{"env STRATA_POLITENESS_DELAY", "politeness.delay", "allowed: 10s to 24h"}},
+		{"env wrong type", "", map[string]string{"STRATA_SEED_LEVEL": "deep"},
+			[]string{"env STRATA_SEED_LEVEL", "seed.level", "whole number"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			file := writeFile(t, t.TempDir(), "bad.toml", tt.toml)
+			_, err := config.Load(config.Options{File: file, WorkDir: t.TempDir(),
+				Getenv: func(k string) string { return tt.env[k] }})
+			if err == nil {
+				t.Fatal("Load succeeded, want error")
+			}
+			if !errors.Is(err, config.ErrInvalid) {
+				t.Errorf("error does not wrap ErrInvalid: %v", err)
+			}
+			msg := err.Error()
+			if strings.Contains(msg, "\n") {
+				t.Errorf("error is not one line: %q", msg)
+			}
+			if tt.env == nil && !strings.Contains(msg, file) {
+				t.Errorf("error %q does not name the file %s", msg, file)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(msg, w) {
+					t.Errorf("error %q does not mention %q", msg, w)
+				}
+			}
+		})
+	}
+}
+
+func TestLoadMissingExplicitFile(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "nope.toml")
+	_, err := config.Load(config.Options{File: missing, Getenv: noEnv})
+	if err == nil || !errors.Is(err, config.ErrInvalid) || !strings.Contains(err.Error(), missing) {
+		t.Fatalf("want an ErrInvalid naming %s, got %v", missing, err)
+	}
+}
+
+// TestExampleFile keeps config.example.toml equal to the schema's own example, and checks that the
+// example loads and yields the defaults. Run with -update after changing the schema.
+func TestExampleFile(t *testing.T) {
+	var buf bytes.Buffer
+	if err := config.WriteExample(&buf); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join("..", "..", "config.example.toml")
+	if *update {
+		if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, buf.Bytes()) {
+		t.Fatalf("config.example.toml is out of date with the schema; run go test ./internal/config -update")
+	}
+	for _, k := range config.Keys() {
+		_, name, _ := strings.Cut(k, ".")
+		if !bytes.Contains(got, []byte("\n"+name+" = ")) {
+			t.Errorf("config.example.toml does not document %s", k)
+		}
+	}
+	fromFile, err := config.Load(config.Options{File: path, Getenv: noEnv})
+	if err != nil {
+		t.Fatalf("the example does not load: %v", err)
+	}
+	defaults, err := config.Load(config.Options{Getenv: noEnv, WorkDir: filepath.Dir(fromFile.File)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a, b bytes.Buffer
+	fromFile.WriteTOML(&a)
+	defaults.WriteTOML(&b)
+	strip := func(s string) string { // drop the first line and the source comments
+		var out []string
+		for _, l := range strings.Split(s, "\n")[1:] {
+			l, _, _ = strings.Cut(l, "#")
+			out = append(out, strings.TrimSpace(l))
+		}
+		return strings.Join(out, "\n")
+	}
+	if strip(a.String()) != strip(b.String()) {
+		t.Errorf("the example's values differ from the defaults:\n%s\nvs\n%s", a.String(), b.String())
+	}
+}
+
+func TestWriteTOMLRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	file := writeFile(t, dir, "s.toml", "[crawl]\nworkers = 4\nuser_agent = \"bot/1 (+https://lab.example/bot)\"\n[schedule]\nstart_window = \"3h\"\n")
+	cfg, err := config.Load(config.Options{File: file, Getenv: noEnv})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := cfg.WriteTOML(&buf); err != nil {
+		t.Fatal(err)
+	}
+	out := writeFile(t, dir, "effective.toml", buf.String())
+	again, err := config.Load(config.Options{File: out, Getenv: noEnv})
+	if err != nil {
+		t.Fatalf("printed configuration does not load: %v\n%s", err, buf.String())
+	}
+	if again.Crawl.Workers != 4 || again.Schedule.StartWindow != 3*time.Hour || again.Crawl.UserAgent != cfg.Crawl.UserAgent {
+		t.Errorf("round trip lost values: %+v", again)
+	}
+	if !strings.Contains(buf.String(), `start_window     = "3h"`) {
+		t.Errorf("durations should print as Go durations:\n%s", buf.String())
+	}
+}

@@ -1,0 +1,108 @@
+package config
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// WriteTOML writes the effective configuration as TOML that strata can read back, with a comment on
+// every key saying where its value came from.
+func (c *Config) WriteTOML(w io.Writer) error {
+	section := ""
+	var b strings.Builder
+	if c.File != "" {
+		fmt.Fprintf(&b, "# effective configuration; file %s\n", c.File)
+	} else {
+		b.WriteString("# effective configuration; no file (defaults, environment and flags)\n")
+	}
+	for _, f := range schema {
+		sec, name, _ := strings.Cut(f.key, ".")
+		if sec != section {
+			fmt.Fprintf(&b, "\n[%s]\n", sec)
+			section = sec
+		}
+		fmt.Fprintf(&b, "%-16s = %-40s # %s\n", name, formatValue(f.ptr(c)), c.Source(f.key))
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// WriteExample writes a commented configuration file with every key at its default value: the text
+// of config.example.toml, which a test keeps in step with the schema.
+func WriteExample(w io.Writer) error {
+	var def Config
+	for _, f := range schema {
+		if err := f.set(&def, f.def); err != nil {
+			return fmt.Errorf("config: default of %s: %w", f.key, err)
+		}
+	}
+	var b strings.Builder
+	b.WriteString(exampleHeader)
+	section := ""
+	for _, f := range schema {
+		sec, name, _ := strings.Cut(f.key, ".")
+		if sec != section {
+			fmt.Fprintf(&b, "\n[%s]\n", sec)
+			section = sec
+		}
+		fmt.Fprintf(&b, "# %s\n", f.doc)
+		if f.enum != nil {
+			fmt.Fprintf(&b, "# One of %s.\n", strings.Join(quoteAll(f.enum), ", "))
+		} else if f.min != 0 || f.max != 0 {
+			fmt.Fprintf(&b, "# Allowed: %s.\n", f.rangeText())
+		}
+		fmt.Fprintf(&b, "%s = %s\n", name, formatValue(f.ptr(&def)))
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+const exampleHeader = `# strata configuration: every key with its default value.
+#
+# Precedence, highest first: command-line flags, STRATA_* environment variables (STRATA_CRAWL_WORKERS
+# sets crawl.workers), this file, the defaults shown here. Durations are Go durations ("10s", "4h").
+# Relative paths resolve against the directory of this file, so a cron job started anywhere finds them.
+# Check a file with: strata --config FILE config check
+`
+
+func formatValue(p any) string {
+	switch v := p.(type) {
+	case *string:
+		return strconv.Quote(*v)
+	case *int:
+		return strconv.Itoa(*v)
+	case *int64:
+		return strconv.FormatInt(*v, 10)
+	case *float64:
+		s := strconv.FormatFloat(*v, 'f', -1, 64)
+		if !strings.ContainsAny(s, ".e") {
+			s += ".0" // keep it a TOML float
+		}
+		return s
+	case *bool:
+		return strconv.FormatBool(*v)
+	case *time.Duration:
+		return strconv.Quote(fmtDuration(*v))
+	}
+	return fmt.Sprintf("%v", p)
+}
+
+// fmtDuration writes "4h" rather than time.Duration's "4h0m0s".
+func fmtDuration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
+}
+
+// UserAgentIsPlaceholder reports whether the user agent still carries the example contact URL.
+func (c *Config) UserAgentIsPlaceholder() bool {
+	return strings.Contains(c.Crawl.UserAgent, "example.org/replace-with-your-contact-page")
+}
