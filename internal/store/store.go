@@ -1,0 +1,259 @@
+// Package store keeps strata's state in one SQLite database: the URL table, the fetch records, the
+// link graph, the runs and the per-host robots.txt and politeness state.
+//
+// The database is opened in WAL mode with a busy timeout and foreign keys on, through the CGO-free
+// modernc.org/sqlite driver. The schema is a sequence of numbered migrations embedded in the binary
+// and applied on open, each in its own transaction; a database whose schema is newer than the binary
+// is refused before anything is written. docs/schema.md describes the tables for people who query
+// them with sqlite3.
+package store
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
+)
+
+var (
+	// ErrNotDatabase means the file exists but is not an SQLite database.
+	ErrNotDatabase = errors.New("not an SQLite database")
+	// ErrNewerSchema means the database was written by a newer strata.
+	ErrNewerSchema = errors.New("database schema is newer than this strata")
+	// ErrNotFound means the requested row does not exist.
+	ErrNotFound = errors.New("not found")
+)
+
+//go:embed migrations/*.sql
+var migrationFS embed.FS
+
+// migration is one numbered schema step.
+type migration struct {
+	version int
+	name    string
+	sql     string
+}
+
+func loadMigrations() ([]migration, error) {
+	entries, err := fs.ReadDir(migrationFS, "migrations")
+	if err != nil {
+		return nil, err
+	}
+	var ms []migration
+	for _, e := range entries {
+		num, _, ok := strings.Cut(e.Name(), "_")
+		v, err := strconv.Atoi(num)
+		if !ok || err != nil {
+			return nil, fmt.Errorf("migration file %s: name must start with a number and '_'", e.Name())
+		}
+		body, err := fs.ReadFile(migrationFS, "migrations/"+e.Name())
+		if err != nil {
+			return nil, err
+		}
+		ms = append(ms, migration{version: v, name: e.Name(), sql: string(body)})
+	}
+	sort.Slice(ms, func(i, j int) bool { return ms[i].version < ms[j].version })
+	for i, m := range ms {
+		if m.version != i+1 {
+			return nil, fmt.Errorf("migrations are not numbered 1, 2, 3…: %s", m.name)
+		}
+	}
+	return ms, nil
+}
+
+// SchemaVersion is the schema version this binary writes.
+func SchemaVersion() int {
+	ms, err := loadMigrations()
+	if err != nil {
+		return 0
+	}
+	return len(ms)
+}
+
+// DB is strata's database. It is safe for concurrent use; SQLite serialises writers, and each
+// multi-statement change runs in one transaction started with BEGIN IMMEDIATE so that two writers
+// wait for each other instead of deadlocking.
+type DB struct {
+	sql  *sql.DB
+	path string
+	now  func() time.Time
+}
+
+// Options tune Open.
+type Options struct {
+	// MaxVersion stops migrations at this version (0 = all). Tests use it to build older databases.
+	MaxVersion int
+	// Now replaces the clock for timestamps (tests).
+	Now func() time.Time
+}
+
+var sqliteHeader = []byte("SQLite format 3\x00")
+
+// Open opens or creates the database at path and brings its schema up to date.
+func Open(ctx context.Context, path string, opts Options) (*DB, error) {
+	if err := checkHeader(path); err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, fmt.Errorf("database %s: %w", path, err)
+	}
+	sdb, err := sql.Open("sqlite", dsn(path))
+	if err != nil {
+		return nil, fmt.Errorf("database %s: %w", path, err)
+	}
+	db := &DB{sql: sdb, path: path, now: opts.Now}
+	if db.now == nil {
+		db.now = time.Now
+	}
+	if err := db.init(ctx, opts.MaxVersion); err != nil {
+		sdb.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+func dsn(path string) string {
+	u := url.URL{Scheme: "file", Path: filepath.ToSlash(path), OmitHost: true}
+	q := url.Values{}
+	q.Add("_pragma", "busy_timeout(10000)")
+	q.Add("_pragma", "foreign_keys(1)")
+	q.Add("_pragma", "synchronous(NORMAL)") // safe with WAL: a crash loses at most the last commits, never integrity
+	q.Set("_txlock", "immediate")
+	u.RawQuery = q.Encode()
+	return u.String()
+}
+
+// checkHeader refuses an existing non-empty file that is not SQLite before the driver touches it:
+// SQLite would otherwise report the problem only after setting up journal files beside it.
+func checkHeader(path string) error {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("database %s: %w", path, err)
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.IsDir() {
+		return fmt.Errorf("database %s: %w (it is a directory)", path, ErrNotDatabase)
+	}
+	head := make([]byte, len(sqliteHeader))
+	n, err := io.ReadFull(f, head)
+	if n == 0 && (err == io.EOF || err == nil) {
+		return nil // empty file: SQLite treats it as a new database
+	}
+	if !bytes.Equal(head[:n], sqliteHeader) {
+		return fmt.Errorf("database %s: %w", path, ErrNotDatabase)
+	}
+	return nil
+}
+
+func (db *DB) init(ctx context.Context, maxVersion int) error {
+	ms, err := loadMigrations()
+	if err != nil {
+		return fmt.Errorf("database %s: %w", db.path, err)
+	}
+	var current int
+	if err := db.sql.QueryRowContext(ctx, "PRAGMA user_version").Scan(&current); err != nil {
+		if strings.Contains(err.Error(), "not a database") {
+			return fmt.Errorf("database %s: %w", db.path, ErrNotDatabase)
+		}
+		return fmt.Errorf("database %s: read schema version: %w", db.path, err)
+	}
+	if current > len(ms) {
+		return fmt.Errorf("database %s: %w (schema version %d, this strata knows up to %d): upgrade strata",
+			db.path, ErrNewerSchema, current, len(ms))
+	}
+	var mode string
+	if err := db.sql.QueryRowContext(ctx, "PRAGMA journal_mode=WAL").Scan(&mode); err != nil {
+		return fmt.Errorf("database %s: enable WAL: %w", db.path, err)
+	}
+	if mode != "wal" {
+		return fmt.Errorf("database %s: journal mode is %q, want wal (is the file on a network file system?)", db.path, mode)
+	}
+	target := len(ms)
+	if maxVersion > 0 && maxVersion < target {
+		target = maxVersion
+	}
+	for _, m := range ms[current:target] {
+		if err := db.apply(ctx, m); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (db *DB) apply(ctx context.Context, m migration) error {
+	tx, err := db.sql.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("database %s: migration %s: %w", db.path, m.name, err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, m.sql); err != nil {
+		return fmt.Errorf("database %s: migration %s: %w", db.path, m.name, err)
+	}
+	// user_version lives in the database header and is written inside this transaction, so a crash
+	// leaves either the old schema and version or the new ones.
+	if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", m.version)); err != nil {
+		return fmt.Errorf("database %s: migration %s: %w", db.path, m.name, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("database %s: migration %s: %w", db.path, m.name, err)
+	}
+	return nil
+}
+
+// Version returns the schema version of the open database.
+func (db *DB) Version(ctx context.Context) (int, error) {
+	var v int
+	err := db.sql.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v)
+	return v, err
+}
+
+// Path returns the database file's path.
+func (db *DB) Path() string { return db.path }
+
+// Close checkpoints and closes the database.
+func (db *DB) Close() error { return db.sql.Close() }
+
+// timeFormat is how every time is stored: UTC, fixed width, so text order is time order.
+const timeFormat = "2006-01-02T15:04:05.000Z"
+
+func formatTime(t time.Time) string { return t.UTC().Format(timeFormat) }
+
+func parseTime(s sql.NullString) time.Time {
+	if !s.Valid {
+		return time.Time{}
+	}
+	t, err := time.Parse(timeFormat, s.String)
+	if err != nil {
+		return time.Time{}
+	}
+	return t
+}
+
+// inTx runs fn in one immediate transaction, committing if it returns nil.
+func (db *DB) inTx(ctx context.Context, fn func(*sql.Tx) error) error {
+	tx, err := db.sql.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if err := fn(tx); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
