@@ -1,0 +1,180 @@
+// Package cli is strata's command line: it parses arguments, loads the configuration, wires the
+// stages together for each command, and maps errors to exit codes.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"runtime"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/strata-crawler/strata/internal/config"
+	"github.com/strata-crawler/strata/internal/store"
+	"github.com/strata-crawler/strata/internal/urlnorm"
+)
+
+// Exit codes, documented in the README.
+const (
+	ExitOK      = 0
+	ExitRuntime = 1 // the command failed while working: I/O, network, database
+	ExitUsage   = 2 // bad arguments, flags, configuration, URL or database file: nothing was changed
+	ExitLocked  = 3 // another strata crawl or run holds the lock on this database
+)
+
+// Version is the release version; the build may override it with -ldflags "-X …/cli.Version=…".
+var Version = "0.1.0-dev"
+
+// usageError marks errors in what the user typed.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
+
+// ExitCode maps an error returned by Run to the process exit status.
+func ExitCode(err error) int {
+	var ue usageError
+	switch {
+	case err == nil:
+		return ExitOK
+	case errors.As(err, &ue), errors.Is(err, config.ErrInvalid), errors.Is(err, urlnorm.ErrInvalid),
+		errors.Is(err, store.ErrNotDatabase), errors.Is(err, store.ErrNewerSchema):
+		return ExitUsage
+	}
+	return ExitRuntime
+}
+
+// app is what one invocation's commands share.
+type app struct {
+	stdout, stderr io.Writer
+	configFile     string
+	flags          []config.FlagBinding
+	cfg            *config.Config
+	log            *slog.Logger
+}
+
+// Run executes the command line args (without the program name). Errors are returned, not printed:
+// main prints them as one line and exits with ExitCode(err).
+func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	a := &app{stdout: stdout, stderr: stderr}
+	root := newRootCmd(a)
+	root.SetArgs(args)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	if _, _, err := root.Find(args); err != nil {
+		return usageError{err}
+	}
+	return root.ExecuteContext(ctx)
+}
+
+func newRootCmd(a *app) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "strata",
+		Short: "A polite, adaptive, selective incremental web crawler for data-mining archives",
+		Long: `strata keeps a dated, browsable history of the text of the sites you study. It visits each
+page about as often as it changes, skips subtrees whose pages have not changed, and never
+sends more than one request every 10 seconds to any site.`,
+		SilenceErrors: true,
+		SilenceUsage:  true,
+	}
+	root.PersistentFlags().StringVar(&a.configFile, "config", "", "configuration file (default $STRATA_CONFIG, else ./strata.toml if present)")
+	a.bind(root.PersistentFlags(), "log.level", "log-level", "", "log level: debug, info, warn or error")
+	a.bind(root.PersistentFlags(), "log.format", "log-format", "", "log format: text or json")
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	root.CompletionOptions.DisableDefaultCmd = true
+	root.AddCommand(newVersionCmd(a), newConfigCmd(a), newSeedCmd(a), newStatusCmd(a))
+	return root
+}
+
+// bind declares a string flag that overrides a configuration key when set.
+func (a *app) bind(fs *pflag.FlagSet, key, name, value, usage string) {
+	fs.String(name, value, usage)
+	a.flags = append(a.flags, config.FlagBinding{Key: key, Flag: fs.Lookup(name)})
+}
+
+// bindInt declares an integer flag that overrides a configuration key when set.
+func (a *app) bindInt(fs *pflag.FlagSet, key, name string, usage string) {
+	fs.Int(name, 0, usage)
+	a.flags = append(a.flags, config.FlagBinding{Key: key, Flag: fs.Lookup(name)})
+}
+
+// setup loads the configuration and the logger; commands that need either call it first.
+func (a *app) setup() error {
+	cfg, err := config.Load(config.Options{File: a.configFile, Flags: a.flags})
+	if err != nil {
+		return err
+	}
+	a.cfg = cfg
+	a.log = newLogger(a.stderr, cfg)
+	return nil
+}
+
+// openStore sets up and opens the database.
+func (a *app) openStore(ctx context.Context) (*store.DB, error) {
+	if a.cfg == nil {
+		if err := a.setup(); err != nil {
+			return nil, err
+		}
+	}
+	return store.Open(ctx, a.cfg.Database.Path, store.Options{})
+}
+
+func newLogger(w io.Writer, cfg *config.Config) *slog.Logger {
+	var level slog.Level
+	_ = level.UnmarshalText([]byte(cfg.Log.Level)) // validated by config
+	opts := &slog.HandlerOptions{Level: level}
+	if cfg.Log.Format == "json" {
+		return slog.New(slog.NewJSONHandler(w, opts))
+	}
+	return slog.New(slog.NewTextHandler(w, opts))
+}
+
+func newVersionCmd(a *app) *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print strata's version",
+		Args:  noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			_, err := fmt.Fprintf(a.stdout, "strata %s (schema %d, %s %s/%s)\n",
+				Version, store.SchemaVersion(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
+			return err
+		},
+	}
+}
+
+func newConfigCmd(a *app) *cobra.Command {
+	cmd := &cobra.Command{Use: "config", Short: "Inspect the configuration", Args: noArgs}
+	cmd.AddCommand(&cobra.Command{
+		Use:   "check",
+		Short: "Validate the configuration and print the effective values with their sources",
+		Args:  noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := a.setup(); err != nil {
+				return err
+			}
+			a.warnPlaceholder()
+			return a.cfg.WriteTOML(a.stdout)
+		},
+	})
+	return cmd
+}
+
+func (a *app) warnPlaceholder() {
+	if a.cfg.UserAgentIsPlaceholder() {
+		a.log.Warn("crawl.user_agent still carries the example contact URL; set it so site owners can reach you",
+			"user_agent", a.cfg.Crawl.UserAgent)
+	}
+}
+
+func noArgs(cmd *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		return usagef("%s takes no arguments, got %q", cmd.CommandPath(), args[0])
+	}
+	return nil
+}

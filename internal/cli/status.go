@@ -1,0 +1,123 @@
+package cli
+
+import (
+	"fmt"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/strata-crawler/strata/internal/store"
+)
+
+func newStatusCmd(a *app) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "status",
+		Short: "Summarise the URL table and the last runs",
+		Args:  noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			db, err := a.openStore(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			st, err := db.Status(cmd.Context(), 5)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return writeJSON(a.stdout, statusJSON(st))
+			}
+			return printStatus(a, st)
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}
+
+func printStatus(a *app, st *store.Status) error {
+	tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "database\t%s\n", a.cfg.Database.Path)
+	total := 0
+	for _, s := range store.States {
+		total += st.URLs[s]
+	}
+	fmt.Fprintf(tw, "urls\t%d\n", total)
+	for _, s := range store.States {
+		fmt.Fprintf(tw, "  %s\t%d\n", s, st.URLs[s])
+	}
+	fmt.Fprintf(tw, "seeds\t%d\n", st.Seeds)
+	fmt.Fprintf(tw, "due next run\t%d\n", st.DueNextRun)
+	fmt.Fprintf(tw, "hosts\t%d\n", st.Hosts)
+	fmt.Fprintf(tw, "fetches in last run\t%d\n", st.LastRunFetches)
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if len(st.Runs) == 0 {
+		_, err := fmt.Fprintln(a.stdout, "\nno runs yet")
+		return err
+	}
+	fmt.Fprintf(a.stdout, "\nlast %d runs\n", len(st.Runs))
+	tw = tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "RUN\tSTARTED (UTC)\tOFFSET\tDURATION\tSTATUS\tFETCHED\tCHANGED\tUNCHANGED\tERRORS\tNEW\t")
+	now := time.Now()
+	for _, r := range st.Runs {
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t\n", r.ID, fmtTime(r.StartedAt),
+			r.StartOffset.Round(time.Second), r.Duration(now).Round(time.Second), r.Status,
+			r.Fetched, r.Changed, r.Unchanged+r.NotModified, r.Errors, r.NewURLs)
+	}
+	return tw.Flush()
+}
+
+func fmtTime(t time.Time) string {
+	if t.IsZero() {
+		return "never"
+	}
+	return t.UTC().Format("2006-01-02 15:04:05")
+}
+
+type runJSON struct {
+	ID               int64   `json:"id"`
+	StartedAt        string  `json:"started_at"`
+	EndedAt          string  `json:"ended_at,omitempty"`
+	StartOffsetSec   float64 `json:"start_offset_seconds"`
+	DurationSec      float64 `json:"duration_seconds"`
+	Status           string  `json:"status"`
+	Fetched          int     `json:"fetched"`
+	Changed          int     `json:"changed"`
+	Unchanged        int     `json:"unchanged"`
+	NotModified      int     `json:"not_modified"`
+	Errors           int     `json:"errors"`
+	Blocked          int     `json:"blocked"`
+	SkippedFr        int     `json:"skipped_fr"`
+	SkippedSelective int     `json:"skipped_selective"`
+	NewURLs          int     `json:"new_urls"`
+	Bytes            int64   `json:"bytes"`
+}
+
+type statusOut struct {
+	URLs           map[string]int `json:"urls"`
+	Seeds          int            `json:"seeds"`
+	DueNextRun     int            `json:"due_next_run"`
+	Hosts          int            `json:"hosts"`
+	LastRunFetches int            `json:"fetches_in_last_run"`
+	Runs           []runJSON      `json:"runs"`
+}
+
+func statusJSON(st *store.Status) statusOut {
+	out := statusOut{URLs: st.URLs, Seeds: st.Seeds, DueNextRun: st.DueNextRun, Hosts: st.Hosts,
+		LastRunFetches: st.LastRunFetches, Runs: []runJSON{}}
+	now := time.Now()
+	for _, r := range st.Runs {
+		j := runJSON{ID: r.ID, StartedAt: r.StartedAt.UTC().Format(time.RFC3339), StartOffsetSec: r.StartOffset.Seconds(),
+			DurationSec: r.Duration(now).Seconds(), Status: r.Status, Fetched: r.Fetched, Changed: r.Changed,
+			Unchanged: r.Unchanged, NotModified: r.NotModified, Errors: r.Errors, Blocked: r.Blocked,
+			SkippedFr: r.SkippedFr, SkippedSelective: r.SkippedSelective, NewURLs: r.NewURLs, Bytes: r.Bytes}
+		if !r.EndedAt.IsZero() {
+			j.EndedAt = r.EndedAt.UTC().Format(time.RFC3339)
+		}
+		out.Runs = append(out.Runs, j)
+	}
+	return out
+}
