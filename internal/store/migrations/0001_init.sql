@@ -25,7 +25,7 @@ CREATE TABLE urls (
     added_at      TEXT    NOT NULL
 );
 CREATE INDEX urls_due ON urls (state, fr, level);
-CREATE INDEX urls_host ON urls (host);
+CREATE INDEX urls_host_due ON urls (host, state, fr, level);
 CREATE INDEX urls_root ON urls (root_id);
 CREATE INDEX urls_parent ON urls (parent_id);
 CREATE INDEX urls_seed ON urls (is_seed) WHERE is_seed = 1;

@@ -1,0 +1,235 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Countdown starts a run the paper's way: every active URL with fr > 0 moves one run closer to being
+// due. It returns how many URLs are due afterwards.
+func (db *DB) Countdown(ctx context.Context) (due int, err error) {
+	err = db.inTx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `UPDATE urls SET fr = fr - 1 WHERE state = 'active' AND fr > 0`); err != nil {
+			return err
+		}
+		return tx.QueryRowContext(ctx, `SELECT count(*) FROM urls WHERE state = 'active' AND fr = 0`).Scan(&due)
+	})
+	if err != nil {
+		return 0, fmt.Errorf("countdown: %w", err)
+	}
+	return due, nil
+}
+
+// DueHosts lists the hosts that have due URLs, with how many each has.
+func (db *DB) DueHosts(ctx context.Context) (map[string]int, error) {
+	rows, err := db.sql.QueryContext(ctx, `SELECT host, count(*) FROM urls WHERE state = 'active' AND fr = 0 GROUP BY host`)
+	if err != nil {
+		return nil, fmt.Errorf("due hosts: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]int{}
+	for rows.Next() {
+		var h string
+		var n int
+		if err := rows.Scan(&h, &n); err != nil {
+			return nil, fmt.Errorf("due hosts: %w", err)
+		}
+		out[h] = n
+	}
+	return out, rows.Err()
+}
+
+// SeedHosts lists the hosts of the seeds: the hosts the user vouched for.
+func (db *DB) SeedHosts(ctx context.Context) ([]string, error) {
+	rows, err := db.sql.QueryContext(ctx, `SELECT DISTINCT host FROM urls WHERE is_seed = 1`)
+	if err != nil {
+		return nil, fmt.Errorf("seed hosts: %w", err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var h string
+		if err := rows.Scan(&h); err != nil {
+			return nil, fmt.Errorf("seed hosts: %w", err)
+		}
+		out = append(out, h)
+	}
+	return out, rows.Err()
+}
+
+// DueURL is a URL to crawl now, with what the crawl needs from its row.
+type DueURL struct {
+	ID           int64
+	URL          string
+	Host         string
+	Level        int
+	FrMax        int
+	ETag         string
+	LastModified string
+	ContentHash  string
+	RootID       int64
+}
+
+// NextDue returns the due URL of host to crawl next — the highest level first, then the oldest row —
+// or an error wrapping ErrNotFound when host has none left. Every outcome the crawler records takes
+// the URL out of the due set, so calling NextDue again moves on.
+func (db *DB) NextDue(ctx context.Context, host string) (*DueURL, error) {
+	var d DueURL
+	var etag, lm, hash sql.NullString
+	var root sql.NullInt64
+	err := db.sql.QueryRowContext(ctx, `SELECT id, url, host, level, fr_max, etag, last_modified, content_hash, root_id
+		FROM urls WHERE host = ? AND state = 'active' AND fr = 0 ORDER BY level DESC, id LIMIT 1`, host).
+		Scan(&d.ID, &d.URL, &d.Host, &d.Level, &d.FrMax, &etag, &lm, &hash, &root)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("next due URL of %s: %w", host, ErrNotFound)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("next due URL of %s: %w", host, err)
+	}
+	d.ETag, d.LastModified, d.ContentHash, d.RootID = etag.String, lm.String, hash.String, root.Int64
+	return &d, nil
+}
+
+// FetchRecord is the outcome of one crawl of a URL: a fetches row and the changes to the URL's row.
+type FetchRecord struct {
+	URLID       int64
+	RunID       int64
+	FetchedAt   time.Time
+	Status      int // HTTP status; 0 = no response
+	Size        int64
+	ContentType string
+	ContentHash string // "" when no content was read
+	Changed     bool
+	NotModified bool
+	ArchivePath string
+	Error       string
+	Duration    time.Duration
+
+	// For the URL row:
+	NextFr       int    // fr after this crawl: fr_max for a crawled page
+	ETag         string // validators to send next time ("" keeps none)
+	LastModified string
+	State        string // new state, "" to keep the current one
+}
+
+// RecordFetch stores one fetch and updates its URL in one transaction.
+func (db *DB) RecordFetch(ctx context.Context, r FetchRecord) error {
+	err := db.inTx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO fetches (url_id, run_id, fetched_at, status, size, content_hash,
+			changed, not_modified, archive_path, error, duration_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			r.URLID, nullInt(r.RunID), formatTime(r.FetchedAt), r.Status, r.Size, nullString(r.ContentHash),
+			r.Changed, r.NotModified, nullString(r.ArchivePath), nullString(r.Error), r.Duration.Milliseconds()); err != nil {
+			return err
+		}
+		res, err := tx.ExecContext(ctx, `UPDATE urls SET fr = ?, date = ?, last_status = ?,
+			size = CASE WHEN ? THEN ? ELSE size END,
+			content_type = coalesce(?, content_type),
+			content_hash = coalesce(?, content_hash),
+			etag = ?, last_modified = ?,
+			state = coalesce(?, state)
+			WHERE id = ?`,
+			r.NextFr, formatTime(r.FetchedAt), r.Status,
+			r.ContentHash != "", r.Size,
+			nullString(r.ContentType), nullString(r.ContentHash),
+			nullString(r.ETag), nullString(r.LastModified),
+			nullString(r.State), r.URLID)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return ErrNotFound
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("record fetch of URL %d: %w", r.URLID, err)
+	}
+	return nil
+}
+
+// RecentStatuses returns the HTTP statuses of a URL's last n fetches, newest first.
+func (db *DB) RecentStatuses(ctx context.Context, urlID int64, n int) ([]int, error) {
+	rows, err := db.sql.QueryContext(ctx, `SELECT status FROM fetches WHERE url_id = ? ORDER BY id DESC LIMIT ?`, urlID, n)
+	if err != nil {
+		return nil, fmt.Errorf("recent statuses of URL %d: %w", urlID, err)
+	}
+	defer rows.Close()
+	var out []int
+	for rows.Next() {
+		var s int
+		if err := rows.Scan(&s); err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, rows.Err()
+}
+
+// SetState changes a URL's state without a fetch (robots.txt forbids it, a filter rejects it).
+func (db *DB) SetState(ctx context.Context, urlID int64, state string) error {
+	if _, err := db.sql.ExecContext(ctx, `UPDATE urls SET state = ? WHERE id = ?`, state, urlID); err != nil {
+		return fmt.Errorf("set state of URL %d to %s: %w", urlID, state, err)
+	}
+	return nil
+}
+
+// NewURL is a URL found while crawling: a redirect target or a link.
+type NewURL struct {
+	URL      string
+	Host     string
+	Level    int
+	FrMax    int
+	ParentID int64
+	RootID   int64
+}
+
+// Enqueue makes u due in the current run: a new URL is inserted with fr 0; a known active URL not yet
+// crawled since runStart is made due now. It reports whether a row was inserted, and the URL's id.
+func (db *DB) Enqueue(ctx context.Context, u NewURL, runStart time.Time) (id int64, added bool, err error) {
+	err = db.inTx(ctx, func(tx *sql.Tx) error {
+		err := tx.QueryRowContext(ctx, `INSERT INTO urls (url, host, level, fr, fr_max, parent_id, root_id, added_at)
+			VALUES (?, ?, ?, 0, ?, ?, ?, ?) ON CONFLICT (url) DO NOTHING RETURNING id`,
+			u.URL, u.Host, u.Level, u.FrMax, nullInt(u.ParentID), nullInt(u.RootID), formatTime(db.now())).Scan(&id)
+		if err == nil {
+			added = true
+			return nil
+		}
+		if !errors.Is(err, sql.ErrNoRows) {
+			return err
+		}
+		return tx.QueryRowContext(ctx, `UPDATE urls SET fr = 0, level = max(level, ?)
+			WHERE url = ? AND state = 'active' AND (date IS NULL OR date < ?) RETURNING id`,
+			u.Level, u.URL, formatTime(runStart)).Scan(&id)
+	})
+	if errors.Is(err, sql.ErrNoRows) {
+		// Known but not due: crawled already in this run, or not active.
+		err = db.sql.QueryRowContext(ctx, `SELECT id FROM urls WHERE url = ?`, u.URL).Scan(&id)
+	}
+	if err != nil {
+		return 0, false, fmt.Errorf("enqueue %s: %w", u.URL, err)
+	}
+	return id, added, nil
+}
+
+// CloseStaleRuns marks runs left 'running' by a process that died as 'interrupted', filling in the
+// counts that can be rebuilt from their fetches. The caller holds the run lock, so no run is live.
+func (db *DB) CloseStaleRuns(ctx context.Context) (int, error) {
+	res, err := db.sql.ExecContext(ctx, `UPDATE runs SET status = 'interrupted',
+		ended_at = coalesce((SELECT max(fetched_at) FROM fetches WHERE run_id = runs.id), started_at),
+		fetched = (SELECT count(*) FROM fetches WHERE run_id = runs.id AND status > 0),
+		changed = (SELECT count(*) FROM fetches WHERE run_id = runs.id AND changed),
+		not_modified = (SELECT count(*) FROM fetches WHERE run_id = runs.id AND not_modified),
+		errors = (SELECT count(*) FROM fetches WHERE run_id = runs.id AND error IS NOT NULL)
+		WHERE status = 'running'`)
+	if err != nil {
+		return 0, fmt.Errorf("close stale runs: %w", err)
+	}
+	n, _ := res.RowsAffected()
+	return int(n), nil
+}
+
+func nullString(s string) sql.NullString { return sql.NullString{String: s, Valid: s != ""} }
+func nullInt(n int64) sql.NullInt64     { return sql.NullInt64{Int64: n, Valid: n != 0} }

@@ -1,0 +1,201 @@
+package store_test
+
+import (
+	"errors"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/strata-crawler/strata/internal/store"
+)
+
+func seedDB(t *testing.T, now *time.Time, seeds ...store.NewSeed) *store.DB {
+	t.Helper()
+	db := mustOpen(t, filepath.Join(t.TempDir(), "s.db"), store.Options{Now: func() time.Time { return *now }})
+	if _, err := db.AddSeeds(t.Context(), seeds); err != nil {
+		t.Fatal(err)
+	}
+	return db
+}
+
+func TestCountdownAndNextDue(t *testing.T) {
+	ctx := t.Context()
+	now := time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)
+	db := seedDB(t, &now,
+		store.NewSeed{URL: "https://a.example/low", Host: "a.example", Level: 0, FrMax: 3},
+		store.NewSeed{URL: "https://a.example/high", Host: "a.example", Level: 2, FrMax: 2},
+		store.NewSeed{URL: "https://b.example/", Host: "b.example", Level: 1, FrMax: 1},
+	)
+	due, err := db.Countdown(ctx)
+	if err != nil || due != 3 {
+		t.Fatalf("Countdown = %d, %v; want 3 new seeds due", due, err)
+	}
+	hosts, err := db.DueHosts(ctx)
+	if err != nil || hosts["a.example"] != 2 || hosts["b.example"] != 1 {
+		t.Fatalf("DueHosts = %v, %v", hosts, err)
+	}
+	// Level by level: the higher level first.
+	d, err := db.NextDue(ctx, "a.example")
+	if err != nil || d.URL != "https://a.example/high" {
+		t.Fatalf("NextDue = %+v, %v; want the level-2 page", d, err)
+	}
+	crawl := func(d *store.DueURL) {
+		t.Helper()
+		if err := db.RecordFetch(ctx, store.FetchRecord{URLID: d.ID, FetchedAt: now, Status: 200, Size: 10,
+			ContentHash: "h1", NextFr: d.FrMax, ETag: `"e1"`}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	crawl(d)
+	d, _ = db.NextDue(ctx, "a.example")
+	crawl(d)
+	if _, err := db.NextDue(ctx, "a.example"); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("NextDue after both were crawled: %v, want ErrNotFound", err)
+	}
+	// The paper's countdown: fr_max 2 is due every other run, fr_max 3 every third.
+	var dueRuns [2][]int
+	for run := 1; run <= 6; run++ {
+		if _, err := db.Countdown(ctx); err != nil {
+			t.Fatal(err)
+		}
+		for {
+			d, err := db.NextDue(ctx, "a.example")
+			if errors.Is(err, store.ErrNotFound) {
+				break
+			}
+			if d.URL == "https://a.example/high" {
+				dueRuns[0] = append(dueRuns[0], run)
+			} else {
+				dueRuns[1] = append(dueRuns[1], run)
+			}
+			if d.ETag != `"e1"` || d.ContentHash != "h1" {
+				t.Errorf("validators not kept: %+v", d)
+			}
+			crawl(d)
+		}
+	}
+	if want := []int{2, 4, 6}; !equal(dueRuns[0], want) {
+		t.Errorf("fr_max 2 page due in runs %v, want %v", dueRuns[0], want)
+	}
+	if want := []int{3, 6}; !equal(dueRuns[1], want) {
+		t.Errorf("fr_max 3 page due in runs %v, want %v", dueRuns[1], want)
+	}
+}
+
+func equal(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func TestEnqueue(t *testing.T) {
+	ctx := t.Context()
+	now := time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)
+	db := seedDB(t, &now, store.NewSeed{URL: "https://a.example/", Host: "a.example", Level: 2, FrMax: 4})
+	runStart := now
+	seed, _ := db.NextDue(ctx, "a.example")
+
+	id, added, err := db.Enqueue(ctx, store.NewURL{URL: "https://a.example/new", Host: "a.example", Level: 2, FrMax: 1,
+		ParentID: seed.ID, RootID: seed.ID}, runStart)
+	if err != nil || !added || id == 0 {
+		t.Fatalf("Enqueue new = %d, %v, %v", id, added, err)
+	}
+	if _, added, _ := db.Enqueue(ctx, store.NewURL{URL: "https://a.example/new", Host: "a.example", Level: 1, FrMax: 1}, runStart); added {
+		t.Error("a known URL was added twice")
+	}
+	// Crawl the seed in this run; enqueueing it again must not make it due a second time.
+	now = now.Add(time.Minute)
+	db.RecordFetch(ctx, store.FetchRecord{URLID: seed.ID, FetchedAt: now, Status: 200, NextFr: 4})
+	if _, added, err := db.Enqueue(ctx, store.NewURL{URL: seed.URL, Host: "a.example", Level: 2, FrMax: 1}, runStart); err != nil || added {
+		t.Fatalf("re-enqueue crawled seed: %v, %v", added, err)
+	}
+	hosts, _ := db.DueHosts(ctx)
+	if hosts["a.example"] != 1 {
+		t.Errorf("due URLs of a.example = %d, want only /new", hosts["a.example"])
+	}
+	// In the next run, a known URL that is not due is made due by Enqueue (a redirect points at it).
+	if _, _, err := db.Enqueue(ctx, store.NewURL{URL: seed.URL, Host: "a.example", Level: 2, FrMax: 1}, now.Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if hosts, _ := db.DueHosts(ctx); hosts["a.example"] != 2 {
+		t.Errorf("Enqueue in a later run did not make the seed due: %v", hosts)
+	}
+}
+
+func TestRecordFetchKeepsContentOnNotModified(t *testing.T) {
+	ctx := t.Context()
+	now := time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)
+	db := seedDB(t, &now, store.NewSeed{URL: "https://a.example/", Host: "a.example", Level: 0, FrMax: 1})
+	d, _ := db.NextDue(ctx, "a.example")
+	db.RecordFetch(ctx, store.FetchRecord{URLID: d.ID, FetchedAt: now, Status: 200, Size: 500, ContentType: "text/html",
+		ContentHash: "abc", NextFr: 1, ETag: `"v1"`, LastModified: "Sun, 22 Nov 2026 03:00:00 GMT"})
+	db.Countdown(ctx)
+	d, _ = db.NextDue(ctx, "a.example")
+	if err := db.RecordFetch(ctx, store.FetchRecord{URLID: d.ID, FetchedAt: now, Status: 304, NotModified: true,
+		NextFr: 1, ETag: `"v1"`, LastModified: "Sun, 22 Nov 2026 03:00:00 GMT"}); err != nil {
+		t.Fatal(err)
+	}
+	db.Countdown(ctx)
+	d, _ = db.NextDue(ctx, "a.example")
+	if d.ContentHash != "abc" || d.ETag != `"v1"` {
+		t.Errorf("a 304 lost the stored content hash or validators: %+v", d)
+	}
+	if st, _ := db.RecentStatuses(ctx, d.ID, 5); !equal(st, []int{304, 200}) {
+		t.Errorf("RecentStatuses = %v", st)
+	}
+	if err := db.RecordFetch(ctx, store.FetchRecord{URLID: 999, FetchedAt: now, NextFr: 1}); !errors.Is(err, store.ErrNotFound) {
+		// The fetch row insert fails first on the foreign key; either way nothing is recorded.
+		if err == nil {
+			t.Error("recording a fetch of an unknown URL succeeded")
+		}
+	}
+}
+
+func TestCloseStaleRuns(t *testing.T) {
+	ctx := t.Context()
+	now := time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)
+	db := seedDB(t, &now, store.NewSeed{URL: "https://a.example/", Host: "a.example", Level: 0, FrMax: 1})
+	run, _ := db.BeginRun(ctx, now, 0)
+	d, _ := db.NextDue(ctx, "a.example")
+	db.RecordFetch(ctx, store.FetchRecord{URLID: d.ID, RunID: run, FetchedAt: now.Add(time.Minute), Status: 200,
+		Changed: true, NextFr: 1})
+	n, err := db.CloseStaleRuns(ctx)
+	if err != nil || n != 1 {
+		t.Fatalf("CloseStaleRuns = %d, %v", n, err)
+	}
+	runs, _ := db.RecentRuns(ctx, 1)
+	if r := runs[0]; r.Status != "interrupted" || r.Fetched != 1 || r.Changed != 1 || r.EndedAt != now.Add(time.Minute) {
+		t.Errorf("stale run closed as %+v", r)
+	}
+}
+
+func TestRobotsCache(t *testing.T) {
+	ctx := t.Context()
+	now := time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)
+	db := seedDB(t, &now)
+	if _, err := db.RobotsCache(ctx, "https://a.example"); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("empty cache: %v", err)
+	}
+	if err := db.TouchHost(ctx, "https://a.example", "a.example", now); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.RobotsCache(ctx, "https://a.example"); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("a touched host without robots.txt: %v, want ErrNotFound", err)
+	}
+	want := store.Robots{Origin: "https://a.example", Domain: "a.example", Status: 200, Body: []byte("User-agent: *\nDisallow: /x\n"),
+		FetchedAt: now, ExpiresAt: now.Add(24 * time.Hour), CrawlDelay: 15 * time.Second}
+	if err := db.SaveRobots(ctx, want); err != nil {
+		t.Fatal(err)
+	}
+	got, err := db.RobotsCache(ctx, "https://a.example")
+	if err != nil || got.Status != 200 || string(got.Body) != string(want.Body) || !got.ExpiresAt.Equal(want.ExpiresAt) ||
+		got.CrawlDelay != want.CrawlDelay {
+		t.Errorf("RobotsCache = %+v, %v", got, err)
+	}
+}
