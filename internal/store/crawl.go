@@ -232,4 +232,4 @@ func (db *DB) CloseStaleRuns(ctx context.Context) (int, error) {
 }
 
 func nullString(s string) sql.NullString { return sql.NullString{String: s, Valid: s != ""} }
-func nullInt(n int64) sql.NullInt64     { return sql.NullInt64{Int64: n, Valid: n != 0} }
+func nullInt(n int64) sql.NullInt64      { return sql.NullInt64{Int64: n, Valid: n != 0} }
