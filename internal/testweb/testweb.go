@@ -120,7 +120,9 @@ func (s *Site) Host() string { return netip.AddrPortFrom(s.IP, uint16(s.Port)).S
 func (s *Site) URL(path string) string { return "http://" + s.Host() + path }
 
 // NamedURL returns the absolute URL of path on the site, by name (see Web.Resolver).
-func (s *Site) NamedURL(path string) string { return fmt.Sprintf("http://%s:%d%s", s.Name, s.Port, path) }
+func (s *Site) NamedURL(path string) string {
+	return fmt.Sprintf("http://%s:%d%s", s.Name, s.Port, path)
+}
 
 // Handle serves h at exactly path (the query is ignored for matching).
 func (s *Site) Handle(path string, h http.Handler) {
