@@ -245,16 +245,23 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	return resp, nil
 }
 
+// AbortMargin is added to the end of a response that strata abandons before its end (a body over the
+// size cap, say): the server learns of it only when its next write fails, a moment after our close,
+// and the gap is a promise about the server's view.
+const AbortMargin = 25 * time.Millisecond
+
 // releasingBody frees the domain when the caller is done with the response: at EOF, on a read error,
 // or at Close, whichever comes first.
 type releasingBody struct {
 	io.ReadCloser
 	release func(time.Time)
+	ended   bool
 }
 
 func (b *releasingBody) Read(p []byte) (int, error) {
 	n, err := b.ReadCloser.Read(p)
 	if err != nil {
+		b.ended = true
 		b.release(time.Now())
 	}
 	return n, err
@@ -262,6 +269,10 @@ func (b *releasingBody) Read(p []byte) (int, error) {
 
 func (b *releasingBody) Close() error {
 	err := b.ReadCloser.Close()
-	b.release(time.Now())
+	end := time.Now()
+	if !b.ended {
+		end = end.Add(AbortMargin)
+	}
+	b.release(end)
 	return err
 }

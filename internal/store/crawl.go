@@ -186,32 +186,46 @@ type NewURL struct {
 	RootID   int64
 }
 
+// Enqueued says what Enqueue did.
+type Enqueued int
+
+const (
+	EnqueuedNew   Enqueued = iota // a new row, due now
+	EnqueuedDue                   // a known URL, made due now
+	EnqueuedKnown                 // a known URL left as it was: crawled already in this run, or not active
+)
+
 // Enqueue makes u due in the current run: a new URL is inserted with fr 0; a known active URL not yet
-// crawled since runStart is made due now. It reports whether a row was inserted, and the URL's id.
-func (db *DB) Enqueue(ctx context.Context, u NewURL, runStart time.Time) (id int64, added bool, err error) {
+// crawled since runStart is made due now. It returns the URL's id and what it did.
+func (db *DB) Enqueue(ctx context.Context, u NewURL, runStart time.Time) (id int64, what Enqueued, err error) {
 	err = db.inTx(ctx, func(tx *sql.Tx) error {
 		err := tx.QueryRowContext(ctx, `INSERT INTO urls (url, host, level, fr, fr_max, parent_id, root_id, added_at)
 			VALUES (?, ?, ?, 0, ?, ?, ?, ?) ON CONFLICT (url) DO NOTHING RETURNING id`,
 			u.URL, u.Host, u.Level, u.FrMax, nullInt(u.ParentID), nullInt(u.RootID), formatTime(db.now())).Scan(&id)
 		if err == nil {
-			added = true
+			what = EnqueuedNew
 			return nil
 		}
 		if !errors.Is(err, sql.ErrNoRows) {
 			return err
 		}
-		return tx.QueryRowContext(ctx, `UPDATE urls SET fr = 0, level = max(level, ?)
+		err = tx.QueryRowContext(ctx, `UPDATE urls SET fr = 0, level = max(level, ?)
 			WHERE url = ? AND state = 'active' AND (date IS NULL OR date < ?) RETURNING id`,
 			u.Level, u.URL, formatTime(runStart)).Scan(&id)
+		if err == nil {
+			what = EnqueuedDue
+			return nil
+		}
+		if !errors.Is(err, sql.ErrNoRows) {
+			return err
+		}
+		what = EnqueuedKnown
+		return tx.QueryRowContext(ctx, `SELECT id FROM urls WHERE url = ?`, u.URL).Scan(&id)
 	})
-	if errors.Is(err, sql.ErrNoRows) {
-		// Known but not due: crawled already in this run, or not active.
-		err = db.sql.QueryRowContext(ctx, `SELECT id FROM urls WHERE url = ?`, u.URL).Scan(&id)
-	}
 	if err != nil {
-		return 0, false, fmt.Errorf("enqueue %s: %w", u.URL, err)
+		return 0, 0, fmt.Errorf("enqueue %s: %w", u.URL, err)
 	}
-	return id, added, nil
+	return id, what, nil
 }
 
 // CloseStaleRuns marks runs left 'running' by a process that died as 'interrupted', filling in the
@@ -233,3 +247,66 @@ func (db *DB) CloseStaleRuns(ctx context.Context) (int, error) {
 
 func nullString(s string) sql.NullString { return sql.NullString{String: s, Valid: s != ""} }
 func nullInt(n int64) sql.NullInt64      { return sql.NullInt64{Int64: n, Valid: n != 0} }
+
+// BlockedURL is a URL robots.txt has blocked.
+type BlockedURL struct {
+	ID  int64
+	URL string
+}
+
+// BlockedURLs lists host's URLs in state 'blocked'.
+func (db *DB) BlockedURLs(ctx context.Context, host string) ([]BlockedURL, error) {
+	rows, err := db.sql.QueryContext(ctx, `SELECT id, url FROM urls WHERE host = ? AND state = 'blocked'`, host)
+	if err != nil {
+		return nil, fmt.Errorf("blocked URLs of %s: %w", host, err)
+	}
+	defer rows.Close()
+	var out []BlockedURL
+	for rows.Next() {
+		var b BlockedURL
+		if err := rows.Scan(&b.ID, &b.URL); err != nil {
+			return nil, err
+		}
+		out = append(out, b)
+	}
+	return out, rows.Err()
+}
+
+// URLInfo is one URL's row with its recent fetch history, for explain and for tests.
+type URLInfo struct {
+	ID          int64
+	URL         string
+	State       string
+	Level       int
+	Fr, FrMax   int
+	Threshold   float64
+	IsSeed      bool
+	LastCrawled time.Time
+	Statuses    []int  // of the last 10 fetches, newest first
+	LastError   string // of the newest fetch
+}
+
+// URLInfo returns the row of url (normalised), or an error wrapping ErrNotFound.
+func (db *DB) URLInfo(ctx context.Context, url string) (*URLInfo, error) {
+	var in URLInfo
+	var date sql.NullString
+	err := db.sql.QueryRowContext(ctx, `SELECT id, url, state, level, fr, fr_max, threshold, is_seed, date
+		FROM urls WHERE url = ?`, url).Scan(&in.ID, &in.URL, &in.State, &in.Level, &in.Fr, &in.FrMax, &in.Threshold, &in.IsSeed, &date)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("URL %s: %w", url, ErrNotFound)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("URL %s: %w", url, err)
+	}
+	in.LastCrawled = parseTime(date)
+	if in.Statuses, err = db.RecentStatuses(ctx, in.ID, 10); err != nil {
+		return nil, err
+	}
+	var lastErr sql.NullString
+	err = db.sql.QueryRowContext(ctx, `SELECT error FROM fetches WHERE url_id = ? ORDER BY id DESC LIMIT 1`, in.ID).Scan(&lastErr)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("URL %s: %w", url, err)
+	}
+	in.LastError = lastErr.String
+	return &in, nil
+}

@@ -101,27 +101,27 @@ func TestEnqueue(t *testing.T) {
 	runStart := now
 	seed, _ := db.NextDue(ctx, "a.example")
 
-	id, added, err := db.Enqueue(ctx, store.NewURL{URL: "https://a.example/new", Host: "a.example", Level: 2, FrMax: 1,
+	id, what, err := db.Enqueue(ctx, store.NewURL{URL: "https://a.example/new", Host: "a.example", Level: 2, FrMax: 1,
 		ParentID: seed.ID, RootID: seed.ID}, runStart)
-	if err != nil || !added || id == 0 {
-		t.Fatalf("Enqueue new = %d, %v, %v", id, added, err)
+	if err != nil || what != store.EnqueuedNew || id == 0 {
+		t.Fatalf("Enqueue new = %d, %v, %v", id, what, err)
 	}
-	if _, added, _ := db.Enqueue(ctx, store.NewURL{URL: "https://a.example/new", Host: "a.example", Level: 1, FrMax: 1}, runStart); added {
-		t.Error("a known URL was added twice")
+	if _, what, _ := db.Enqueue(ctx, store.NewURL{URL: "https://a.example/new", Host: "a.example", Level: 1, FrMax: 1}, runStart); what != store.EnqueuedDue {
+		t.Errorf("enqueueing a due URL again: %v, want EnqueuedDue", what)
 	}
 	// Crawl the seed in this run; enqueueing it again must not make it due a second time.
 	now = now.Add(time.Minute)
 	db.RecordFetch(ctx, store.FetchRecord{URLID: seed.ID, FetchedAt: now, Status: 200, NextFr: 4})
-	if _, added, err := db.Enqueue(ctx, store.NewURL{URL: seed.URL, Host: "a.example", Level: 2, FrMax: 1}, runStart); err != nil || added {
-		t.Fatalf("re-enqueue crawled seed: %v, %v", added, err)
+	if _, what, err := db.Enqueue(ctx, store.NewURL{URL: seed.URL, Host: "a.example", Level: 2, FrMax: 1}, runStart); err != nil || what != store.EnqueuedKnown {
+		t.Fatalf("re-enqueue crawled seed: %v, %v; want EnqueuedKnown", what, err)
 	}
 	hosts, _ := db.DueHosts(ctx)
 	if hosts["a.example"] != 1 {
 		t.Errorf("due URLs of a.example = %d, want only /new", hosts["a.example"])
 	}
 	// In the next run, a known URL that is not due is made due by Enqueue (a redirect points at it).
-	if _, _, err := db.Enqueue(ctx, store.NewURL{URL: seed.URL, Host: "a.example", Level: 2, FrMax: 1}, now.Add(time.Hour)); err != nil {
-		t.Fatal(err)
+	if _, what, err := db.Enqueue(ctx, store.NewURL{URL: seed.URL, Host: "a.example", Level: 2, FrMax: 1}, now.Add(time.Hour)); err != nil || what != store.EnqueuedDue {
+		t.Fatalf("Enqueue in a later run: %v, %v; want EnqueuedDue", what, err)
 	}
 	if hosts, _ := db.DueHosts(ctx); hosts["a.example"] != 2 {
 		t.Errorf("Enqueue in a later run did not make the seed due: %v", hosts)

@@ -1,0 +1,264 @@
+// Package crawler runs strata's crawl stage: it takes the URLs that are due from the store, fetches
+// them politely across many domains at once, and records every outcome.
+//
+// The stage follows Bouras et al. (section 3): at the start of a run every fr > 0 counts down by one,
+// and the URLs with fr = 0 are due; each one crawled gets fr = fr_max. Work is organised by politeness
+// domain: a bounded pool of workers takes whichever domain is ready next, does one step for it (fetch
+// a robots.txt, or crawl one URL, the highest level first), and hands it back. Many domains are
+// crawled at once while each sees one request at a time; the polite.Gate in the HTTP transport
+// enforces the gap between requests whatever happens here. URLs found during the run (redirect
+// targets now, links later) join the running stage through the store, so the frontier lives in
+// SQLite rather than in memory.
+package crawler
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/strata-crawler/strata/internal/fetch"
+	"github.com/strata-crawler/strata/internal/polite"
+	"github.com/strata-crawler/strata/internal/robots"
+	"github.com/strata-crawler/strata/internal/schedule"
+	"github.com/strata-crawler/strata/internal/store"
+)
+
+// Store is what the crawl stage needs from the database. All methods are safe for concurrent use.
+type Store interface {
+	Countdown(ctx context.Context) (int, error)
+	DueHosts(ctx context.Context) (map[string]int, error)
+	// NextDue returns host's next due URL or an error wrapping store.ErrNotFound. Recording any
+	// outcome for a URL (RecordFetch with NextFr > 0, or SetState) takes it out of the due set.
+	NextDue(ctx context.Context, host string) (*store.DueURL, error)
+	RecordFetch(ctx context.Context, r store.FetchRecord) error
+	RecentStatuses(ctx context.Context, urlID int64, n int) ([]int, error)
+	SetState(ctx context.Context, urlID int64, state string) error
+	// Enqueue makes a URL due in this run (inserting it if new) unless it was crawled since runStart.
+	Enqueue(ctx context.Context, u store.NewURL, runStart time.Time) (int64, store.Enqueued, error)
+	RobotsCache(ctx context.Context, origin string) (*store.Robots, error)
+	SaveRobots(ctx context.Context, r store.Robots) error
+	BlockedURLs(ctx context.Context, host string) ([]store.BlockedURL, error)
+}
+
+var _ Store = (*store.DB)(nil)
+
+// Fetcher fetches one page without following redirects. *fetch.Client implements it.
+type Fetcher interface {
+	Fetch(ctx context.Context, req fetch.Request) (*fetch.Response, error)
+}
+
+var _ Fetcher = (*fetch.Client)(nil)
+
+// RobotsFetcher fetches the robots.txt of an origin (scheme://host[:port]).
+type RobotsFetcher func(ctx context.Context, origin *url.URL) robots.Result
+
+// Config tunes the stage.
+type Config struct {
+	UserAgent   string        // the product token in it is matched against robots.txt groups
+	Workers     int           // domains worked on at once
+	PageTimeout time.Duration // the fetcher's per-page limit
+	// StepTimeout bounds one step, including any wait at the politeness gate between the hops of a
+	// robots.txt redirect; a step in flight when the stage stops gets this long to finish. Default
+	// PageTimeout + 10s.
+	StepTimeout time.Duration
+	MaxDuration time.Duration // stop handing out work after this long; 0 = no limit
+	RobotsTTL   time.Duration // how long a fetched robots.txt is trusted; default 24h
+	// MaxRetryAfter is the longest Retry-After strata waits for within a run; a longer one drops the
+	// domain until the next run. Default 5 minutes.
+	MaxRetryAfter time.Duration
+	Log           *slog.Logger
+	// Progress, if set, is called after every step with the stage's counts so far. It must be quick.
+	Progress func(Stats)
+	Now      func() time.Time
+}
+
+// Crawler runs crawl stages.
+type Crawler struct {
+	store  Store
+	fetch  Fetcher
+	robots RobotsFetcher
+	gate   *polite.Gate
+	cfg    Config
+	token  string
+}
+
+// New returns a Crawler. gate must be the one in the fetcher's and the robots fetcher's transport.
+func New(st Store, f Fetcher, rf RobotsFetcher, gate *polite.Gate, cfg Config) *Crawler {
+	if cfg.Workers <= 0 {
+		cfg.Workers = 32
+	}
+	if cfg.RobotsTTL <= 0 {
+		cfg.RobotsTTL = 24 * time.Hour
+	}
+	if cfg.MaxRetryAfter <= 0 {
+		cfg.MaxRetryAfter = 5 * time.Minute
+	}
+	if cfg.PageTimeout <= 0 {
+		cfg.PageTimeout = 30 * time.Second
+	}
+	if cfg.StepTimeout <= 0 {
+		cfg.StepTimeout = cfg.PageTimeout + 10*time.Second
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	return &Crawler{store: st, fetch: f, robots: rf, gate: gate, cfg: cfg, token: robots.ProductToken(cfg.UserAgent)}
+}
+
+// Stats counts what a stage did.
+type Stats struct {
+	Due         int   // due at the start, plus URLs that joined during the stage
+	Done        int   // URLs taken out of the due set: crawled, blocked or failed
+	Fetched     int   // responses received
+	Changed     int   // content differed from the stored version
+	Unchanged   int   // same content (hash)
+	NotModified int   // 304
+	New         int   // first version of a page
+	Redirects   int   // redirect responses whose target joined the run
+	Errors      int   // fetches without a usable response, and 5xx
+	Blocked     int   // refused by robots.txt, never requested
+	NewURLs     int   // URLs added to the table during the stage
+	Bytes       int64 // body bytes received (compressed)
+	Requests    int   // HTTP requests sent, robots.txt included
+	Domains     int   // domains with due URLs
+	Active      int   // domains being worked on right now
+	Dropped     int   // domains given up for the rest of the run
+	Stopped     bool  // the stage ended early (max duration or a signal); unreached URLs stay due
+	Elapsed     time.Duration
+}
+
+// Run identifies the run a stage belongs to.
+type Run struct {
+	ID    int64
+	Start time.Time
+}
+
+// ErrStopped is returned, wrapped, when the stage was stopped before it finished; everything it did
+// is recorded and the rest stays due.
+var ErrStopped = errors.New("crawl stopped before all due URLs were reached")
+
+// Crawl runs one crawl stage for run. It returns the stage's stats; the error is non-nil when the
+// store failed (the stage stops at once) or, wrapping ErrStopped, when the stage was stopped.
+func (c *Crawler) Crawl(ctx context.Context, run Run) (*Stats, error) {
+	start := time.Now()
+	due, err := c.store.Countdown(ctx)
+	if err != nil {
+		return nil, err
+	}
+	hosts, err := c.store.DueHosts(ctx)
+	if err != nil {
+		return nil, err
+	}
+	s := &stage{c: c, run: run, hops: map[int64]int{}, retries: map[int64]int{}}
+	s.sched = newScheduler(c.gate)
+	keys := s.sched.addHosts(hosts)
+	schedule.Order(c.cfg.Now(), keys)
+	s.sched.rankAndStart(keys)
+	s.stats.Due, s.stats.Domains = due, len(keys)
+	c.cfg.Log.Info("crawl stage started", "run", run.ID, "due", due, "domains", len(keys), "workers", c.cfg.Workers)
+
+	workCtx := ctx
+	if c.cfg.MaxDuration > 0 {
+		var cancel context.CancelFunc
+		workCtx, cancel = context.WithTimeout(ctx, c.cfg.MaxDuration)
+		defer cancel()
+	}
+	g, gctx := errgroup.WithContext(workCtx)
+	for i := 0; i < c.cfg.Workers; i++ {
+		g.Go(func() error { return s.work(gctx) })
+	}
+	err = g.Wait()
+	st := s.snapshot()
+	st.Elapsed = time.Since(start)
+	switch {
+	case err != nil && workCtx.Err() == nil:
+		return st, err // the store failed
+	case workCtx.Err() != nil:
+		st.Stopped = true
+		cause := "max duration reached"
+		if ctx.Err() != nil {
+			cause = "interrupted"
+		}
+		c.cfg.Log.Warn("crawl stage stopped", "why", cause, "done", st.Done, "due", st.Due)
+		return st, fmt.Errorf("%w: %s after %v", ErrStopped, cause, st.Elapsed.Round(time.Second))
+	}
+	c.cfg.Log.Info("crawl stage finished", "run", run.ID, "fetched", st.Fetched, "changed", st.Changed,
+		"errors", st.Errors, "blocked", st.Blocked, "elapsed", st.Elapsed.Round(time.Millisecond))
+	return st, nil
+}
+
+// stage is one running crawl stage.
+type stage struct {
+	c     *Crawler
+	run   Run
+	sched *scheduler
+
+	mu      sync.Mutex
+	stats   Stats
+	hops    map[int64]int // redirect hops that led to a URL in this run
+	retries map[int64]int // Retry-After retries of a URL in this run
+
+	requests atomic.Int64
+}
+
+func (s *stage) count(f func(*Stats)) {
+	s.mu.Lock()
+	f(&s.stats)
+	st := s.stats
+	s.mu.Unlock()
+	if s.c.cfg.Progress != nil {
+		st.Active, st.Requests = s.sched.activeCount(), int(s.requests.Load())
+		s.c.cfg.Progress(st)
+	}
+}
+
+func (s *stage) snapshot() *Stats {
+	s.mu.Lock()
+	st := s.stats
+	s.mu.Unlock()
+	st.Requests = int(s.requests.Load())
+	st.Dropped = s.sched.droppedCount()
+	return &st
+}
+
+// work is one worker: it takes ready domains and does one step for each until none is left.
+func (s *stage) work(ctx context.Context) error {
+	for {
+		d, err := s.sched.next(ctx)
+		if err != nil || d == nil {
+			return nil // stopped, or nothing left
+		}
+		// A step in flight finishes even when the stage is stopped — a page is either recorded
+		// whole or left due — but not for longer than a page may take.
+		stepCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.c.cfg.StepTimeout)
+		more, err := s.step(stepCtx, d)
+		cancel()
+		s.sched.done(d, more)
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// origin returns scheme://host[:port] of a URL.
+func origin(u *url.URL) string { return u.Scheme + "://" + u.Host }
+
+func sortedKeys(m map[string]int) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

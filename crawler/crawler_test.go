@@ -1,0 +1,462 @@
+package crawler_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/strata-crawler/strata/crawler"
+	"github.com/strata-crawler/strata/internal/fetch"
+	"github.com/strata-crawler/strata/internal/polite"
+	"github.com/strata-crawler/strata/internal/robots"
+	"github.com/strata-crawler/strata/internal/store"
+	"github.com/strata-crawler/strata/internal/testweb"
+)
+
+const userAgent = "strata-test/1.0 (+https://lab.example/strata)"
+
+// harness is a store, a test web and a crawler wired the way the command line wires them.
+type harness struct {
+	t     *testing.T
+	db    *store.DB
+	web   *testweb.Web
+	gate  *polite.Gate
+	c     *crawler.Crawler
+	delay time.Duration
+	cfg   crawler.Config
+	fopts fetch.Options
+	runs  int
+}
+
+type harnessOptions struct {
+	delay        time.Duration // loopback politeness delay
+	pageTimeout  time.Duration
+	maxBytes     int64
+	maxDuration  time.Duration
+	allowPrivate func(string) bool
+}
+
+func newHarness(t *testing.T, o harnessOptions) *harness {
+	t.Helper()
+	if o.delay == 0 {
+		o.delay = 50 * time.Millisecond
+	}
+	if o.pageTimeout == 0 {
+		o.pageTimeout = 5 * time.Second
+	}
+	db, err := store.Open(t.Context(), filepath.Join(t.TempDir(), "strata.db"), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	h := &harness{t: t, db: db, web: testweb.New(t), delay: o.delay}
+	var client *fetch.Client
+	h.gate = polite.New(polite.Options{
+		Delay:         10 * time.Second,
+		LoopbackDelay: o.delay,
+		DelayFactor:   1,
+		Loopback: func(ctx context.Context, host string) bool {
+			ok, _ := client.LoopbackOnly(ctx, host)
+			return ok
+		},
+	})
+	allow := o.allowPrivate
+	if allow == nil {
+		allow = func(string) bool { return true }
+	}
+	h.fopts = fetch.Options{UserAgent: userAgent, PageTimeout: o.pageTimeout, MaxBytes: o.maxBytes, MaxRedirects: -1,
+		AllowPrivate: allow, LookupNetIP: h.web.Resolver(), Wrap: h.gate.Transport}
+	client = fetch.New(h.fopts)
+	t.Cleanup(client.Close)
+	h.cfg = crawler.Config{UserAgent: userAgent, Workers: 8, PageTimeout: o.pageTimeout, MaxDuration: o.maxDuration}
+	robotsClient := client.HTTPClient()
+	h.c = crawler.New(db, client, func(ctx context.Context, origin *url.URL) robots.Result {
+		return robots.Fetch(ctx, robotsClient, origin, userAgent)
+	}, h.gate, h.cfg)
+	return h
+}
+
+func (h *harness) seed(level, frMax int, urls ...string) {
+	h.t.Helper()
+	var seeds []store.NewSeed
+	for _, u := range urls {
+		pu, _ := url.Parse(u)
+		seeds = append(seeds, store.NewSeed{URL: u, Host: pu.Host, Level: level, FrMax: frMax})
+	}
+	if _, err := h.db.AddSeeds(h.t.Context(), seeds); err != nil {
+		h.t.Fatal(err)
+	}
+}
+
+// crawl runs one stage as a run of its own.
+func (h *harness) crawl() (*crawler.Stats, error) {
+	h.t.Helper()
+	h.runs++
+	start := time.Now()
+	id, err := h.db.BeginRun(h.t.Context(), start, 0)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return h.c.Crawl(h.t.Context(), crawler.Run{ID: id, Start: start})
+}
+
+func (h *harness) mustCrawl() *crawler.Stats {
+	h.t.Helper()
+	st, err := h.crawl()
+	if err != nil {
+		h.t.Fatalf("crawl: %v", err)
+	}
+	return st
+}
+
+func (h *harness) noViolations(robotsFirst bool) {
+	h.t.Helper()
+	for _, v := range h.web.Violations(testweb.CheckOptions{MinGap: h.delay, RobotsFirst: robotsFirst}) {
+		h.t.Error(v)
+	}
+}
+
+// urlState returns a URL's state and its fetches' statuses, newest first.
+func (h *harness) urlState(u string) (string, []int) {
+	h.t.Helper()
+	info, err := h.db.URLInfo(h.t.Context(), u)
+	if err != nil {
+		h.t.Fatalf("URLInfo(%s): %v", u, err)
+	}
+	return info.State, info.Statuses
+}
+
+// TestCrawlHundredHostsPolitely is the issue's acceptance test: a stage over a loopback web of 100
+// hosts finishes with no politeness or robots.txt violation in the servers' own request logs.
+func TestCrawlHundredHostsPolitely(t *testing.T) {
+	h := newHarness(t, harnessOptions{delay: 100 * time.Millisecond})
+	sites := h.web.AddSites(t, 100)
+	var seeds []string
+	for i, s := range sites {
+		s.Robots("User-agent: *\nDisallow: /private\n", "/private")
+		for _, p := range []string{"/", "/a", "/b"} {
+			s.Page(p, fmt.Sprintf("<html><body><p>site %d page %s</p></body></html>", i, p))
+			seeds = append(seeds, s.URL(p))
+		}
+		s.Page("/private/x", "<p>secret</p>")
+		seeds = append(seeds, s.URL("/private/x"))
+	}
+	h.seed(0, 1, seeds...)
+	start := time.Now()
+	st := h.mustCrawl()
+	t.Logf("100 hosts, 400 due URLs: %v, %d requests", time.Since(start), st.Requests)
+
+	h.noViolations(true)
+	if st.Fetched != 300 || st.Blocked != 100 || st.Errors != 0 || st.New != 300 || st.Done != 400 {
+		t.Errorf("stats %+v; want 300 fetched (new), 100 blocked, no errors", st)
+	}
+	for _, s := range sites {
+		if n := len(h.web.RequestsTo(s)); n != 4 {
+			t.Errorf("%s got %d requests, want robots.txt + 3 pages", s.Name, n)
+		}
+		for _, r := range h.web.RequestsTo(s) {
+			if r.UserAgent != userAgent {
+				t.Errorf("%s saw user agent %q", s.Name, r.UserAgent)
+			}
+		}
+	}
+	if state, _ := h.urlState(sites[0].URL("/private/x")); state != "blocked" {
+		t.Errorf("forbidden URL state %q, want blocked", state)
+	}
+	// The next run: robots.txt comes from the cache, every page is due again (fr_max 1).
+	st = h.mustCrawl()
+	h.noViolations(false)
+	if st.Fetched != 300 || st.Unchanged != 300 || st.Requests != 300 {
+		t.Errorf("second run %+v; want 300 unchanged fetches and no robots.txt request", st)
+	}
+}
+
+func TestCrawlRobotsOutcomes(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	missing := h.web.AddSite(t) // robots.txt 404: everything allowed
+	missing.Page("/", "<p>ok</p>")
+	broken := h.web.AddSite(t) // robots.txt 503: nothing this run
+	broken.Handle("/robots.txt", testweb.Status(503))
+	broken.Page("/", "<p>never</p>")
+	moved := h.web.AddSite(t) // robots.txt redirects within the site
+	moved.Handle("/robots.txt", testweb.Redirect("/real-robots.txt", http.StatusMovedPermanently))
+	moved.Handle("/real-robots.txt", testweb.Text("text/plain", "User-agent: strata-test\nDisallow: /no\n"))
+	moved.Page("/yes", "<p>yes</p>")
+	moved.Page("/no", "<p>no</p>")
+	big := h.web.AddSite(t) // 600 KB robots.txt: only the first 500 KiB count
+	big.Handle("/robots.txt", testweb.Text("text/plain", "User-agent: *\nDisallow: /early\n"+
+		strings.Repeat("# padding line to push the next rule past the limit\n", 12000)+"Disallow: /late\n"))
+	big.Page("/early", "<p>e</p>")
+	big.Page("/late", "<p>l</p>")
+	h.seed(0, 1, missing.URL("/"), broken.URL("/"), moved.URL("/yes"), moved.URL("/no"), big.URL("/early"), big.URL("/late"))
+
+	st := h.mustCrawl()
+	h.noViolations(false)
+	if n := h.web.Count(missing, "/"); n != 1 {
+		t.Errorf("site without robots.txt: / fetched %d times, want 1", n)
+	}
+	if n := len(h.web.RequestsTo(broken)); n != 1 {
+		t.Errorf("site whose robots.txt is 503 got %d requests, want only robots.txt", n)
+	}
+	if state, statuses := h.urlState(broken.URL("/")); state != "active" || len(statuses) != 0 {
+		t.Errorf("page behind a 503 robots.txt: %s %v; want active, never fetched (due next run)", state, statuses)
+	}
+	if h.web.Count(moved, "/no") != 0 || h.web.Count(moved, "/yes") != 1 {
+		t.Error("redirected robots.txt not applied")
+	}
+	if h.web.Count(big, "/early") != 0 || h.web.Count(big, "/late") != 1 {
+		t.Error("rules past 500 KiB of robots.txt must be ignored, rules before it applied")
+	}
+	if st.Blocked != 2 {
+		t.Errorf("blocked %d, want 2", st.Blocked)
+	}
+	// Next run: the 503 site is asked again.
+	broken.Robots("User-agent: *\nAllow: /\n")
+	h.mustCrawl()
+	if n := h.web.Count(broken, "/"); n != 1 {
+		t.Errorf("after robots.txt recovered, / fetched %d times, want 1", n)
+	}
+}
+
+func TestCrawlDelayFromRobots(t *testing.T) {
+	h := newHarness(t, harnessOptions{delay: 20 * time.Millisecond})
+	s := h.web.AddSite(t)
+	s.Robots("User-agent: *\nCrawl-delay: 0.3\n")
+	for _, p := range []string{"/1", "/2", "/3"} {
+		s.Page(p, "<p>"+p+"</p>")
+	}
+	h.seed(0, 1, s.URL("/1"), s.URL("/2"), s.URL("/3"))
+	h.mustCrawl()
+	reqs := h.web.RequestsTo(s)
+	if len(reqs) != 4 {
+		t.Fatalf("%d requests, want 4", len(reqs))
+	}
+	for i := 2; i < len(reqs); i++ { // from the first page on, Crawl-delay applies
+		if gap := reqs[i].Start.Sub(reqs[i-1].End); gap < 300*time.Millisecond {
+			t.Errorf("gap %v before %s, want >= Crawl-delay 300ms", gap, reqs[i].Path)
+		}
+	}
+}
+
+func TestCrawlRetryAfter(t *testing.T) {
+	h := newHarness(t, harnessOptions{delay: 20 * time.Millisecond})
+	s := h.web.AddSite(t)
+	s.Handle("/busy", retryOnce(700*time.Millisecond, "<p>finally</p>"))
+	h.seed(0, 1, s.URL("/busy"))
+	h.mustCrawl()
+	var pages []testweb.Request
+	for _, r := range h.web.RequestsTo(s) {
+		if r.Path == "/busy" {
+			pages = append(pages, r)
+		}
+	}
+	if len(pages) != 2 || pages[0].Status != 429 || pages[1].Status != 200 {
+		t.Fatalf("requests %+v; want a 429 then a 200", pages)
+	}
+	if gap := pages[1].Start.Sub(pages[0].End); gap < 700*time.Millisecond {
+		t.Errorf("retried after %v, want >= Retry-After", gap)
+	}
+}
+
+// retryOnce answers 429 with a Retry-After of after (in whole seconds, rounded up) once, then body.
+func retryOnce(after time.Duration, body string) http.Handler {
+	var answered atomic.Bool
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !answered.Swap(true) {
+			w.Header().Set("Retry-After", fmt.Sprint(int((after+time.Second-1)/time.Second)))
+			http.Error(w, "slow down", http.StatusTooManyRequests)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html")
+		w.Write([]byte(body))
+	})
+}
+
+func TestCrawlTraps(t *testing.T) {
+	h := newHarness(t, harnessOptions{pageTimeout: 300 * time.Millisecond, maxBytes: 64 << 10})
+	s := h.web.AddSite(t)
+	s.Handle("/drip", testweb.Slow(100, 50*time.Millisecond))
+	s.Handle("/huge", testweb.Huge(20<<20))
+	s.Handle("/bomb", testweb.GzipBomb(16<<20))
+	s.Handle("/image.png", testweb.Text("image/png", "\x89PNG not really"))
+	s.Handle("/loop-a", testweb.Redirect("/loop-b", http.StatusFound))
+	s.Handle("/loop-b", testweb.Redirect("/loop-a", http.StatusFound))
+	for i := 0; i < 7; i++ {
+		s.Handle(fmt.Sprintf("/chain%d", i), testweb.Redirect(fmt.Sprintf("/chain%d", i+1), http.StatusMovedPermanently))
+	}
+	s.Page("/chain7", "<p>end of a long chain</p>")
+	s.Page("/fine", "<p>fine</p>")
+	h.seed(1, 1, s.URL("/drip"), s.URL("/huge"), s.URL("/bomb"), s.URL("/image.png"), s.URL("/loop-a"), s.URL("/chain0"), s.URL("/fine"))
+
+	start := time.Now()
+	st, err := h.crawl()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("trap site crawled in %v: %+v", time.Since(start), st)
+	if st.Done != st.Due {
+		t.Errorf("done %d of %d due: every due URL of a finished stage must be done", st.Done, st.Due)
+	}
+	h.noViolations(false)
+	check := func(path, wantState string, wantErr string) {
+		t.Helper()
+		info, err := h.db.URLInfo(t.Context(), s.URL(path))
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		if info.State != wantState || !strings.Contains(info.LastError, wantErr) {
+			t.Errorf("%s: state %q, error %q; want %q and an error containing %q", path, info.State, info.LastError, wantState, wantErr)
+		}
+	}
+	check("/drip", "active", "timeout after 300ms")
+	check("/huge", "active", "body cut at 65536 bytes")
+	check("/bomb", "active", "body cut at 65536 bytes")
+	check("/image.png", "filtered", `content type "image/png" is not text`)
+	check("/chain5", "active", "redirect chain longer than 5")
+	check("/fine", "active", "")
+	if n := h.web.Count(s, "/chain6"); n != 0 {
+		t.Errorf("the 6th hop of a redirect chain was requested %d times", n)
+	}
+	if a, b := h.web.Count(s, "/loop-a"), h.web.Count(s, "/loop-b"); a != 1 || b != 1 {
+		t.Errorf("redirect loop: /loop-a %d, /loop-b %d requests; want 1 each", a, b)
+	}
+}
+
+func TestCrawlConditionalGet(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	s := h.web.AddSite(t)
+	s.Handle("/", testweb.Conditional(`"v1"`, "<p>version one</p>"))
+	h.seed(0, 1, s.URL("/"))
+	if st := h.mustCrawl(); st.New != 1 {
+		t.Fatalf("first run %+v", st)
+	}
+	if st := h.mustCrawl(); st.NotModified != 1 || st.Changed != 0 {
+		t.Fatalf("second run %+v; want one 304", st)
+	}
+	s.Handle("/", testweb.Conditional(`"v2"`, "<p>version two</p>"))
+	if st := h.mustCrawl(); st.Changed != 1 {
+		t.Fatalf("third run %+v; want one change", st)
+	}
+}
+
+func TestCrawlServerErrorsBackOff(t *testing.T) {
+	h := newHarness(t, harnessOptions{delay: 10 * time.Millisecond})
+	s := h.web.AddSite(t)
+	var urls []string
+	for i := 0; i < 8; i++ {
+		p := fmt.Sprintf("/p%d", i)
+		s.Handle(p, testweb.Status(500))
+		urls = append(urls, s.URL(p))
+	}
+	h.seed(0, 1, urls...)
+	st := h.mustCrawl()
+	pages := 0
+	for _, r := range h.web.RequestsTo(s) {
+		if r.Path != "/robots.txt" {
+			pages++
+		}
+	}
+	if pages != 5 || st.Dropped != 1 || st.Errors != 5 {
+		t.Errorf("%d page requests, stats %+v; want the domain dropped after 5 server errors", pages, st)
+	}
+	// Gaps grow: each failure doubles the wait.
+	reqs := h.web.RequestsTo(s)
+	for i := 3; i < len(reqs); i++ {
+		if reqs[i].Start.Sub(reqs[i-1].End) < reqs[i-1].Start.Sub(reqs[i-2].End) {
+			t.Errorf("backoff did not grow at request %d", i)
+		}
+	}
+}
+
+func TestCrawlUnreachableHost(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	ok := h.web.AddSite(t)
+	ok.Page("/", "<p>ok</p>")
+	h.seed(0, 1, "http://nowhere.test/", "http://nowhere.test/x", ok.URL("/"))
+	st := h.mustCrawl()
+	if st.Fetched != 1 || st.Dropped != 1 {
+		t.Errorf("stats %+v; want the live site fetched and the unresolvable host dropped", st)
+	}
+	// robots.txt of the unresolvable host was unreachable, so its pages stay due for the next run.
+	if state, statuses := h.urlState("http://nowhere.test/x"); state != "active" || len(statuses) != 0 {
+		t.Errorf("unreachable host's page: %s %v", state, statuses)
+	}
+}
+
+func TestCrawlPrivateAddressGuard(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	pub := h.web.AddSite(t)
+	inner := h.web.AddSite(t)
+	inner.Page("/admin", "<p>internal</p>")
+	pub.Handle("/", testweb.Redirect(inner.NamedURL("/admin"), http.StatusFound))
+	seeded := pub.Name
+	h = rewire(h, func(host string) bool { return host == seeded })
+	h.seed(0, 1, pub.NamedURL("/"))
+	h.mustCrawl()
+	if n := len(h.web.RequestsTo(inner)); n != 0 {
+		t.Fatalf("a redirect from a seeded host made strata request a non-seeded loopback host %d times", n)
+	}
+	if state, _ := h.urlState(inner.NamedURL("/admin")); state != "filtered" {
+		t.Errorf("redirect target to a private address: state %q, want filtered", state)
+	}
+}
+
+// rewire rebuilds h's crawler with a different AllowPrivate, keeping its web and store.
+func rewire(h *harness, allow func(string) bool) *harness {
+	var client *fetch.Client
+	h.gate = polite.New(polite.Options{Delay: 10 * time.Second, LoopbackDelay: h.delay, DelayFactor: 1,
+		Loopback: func(ctx context.Context, host string) bool { ok, _ := client.LoopbackOnly(ctx, host); return ok }})
+	opts := h.fopts
+	opts.AllowPrivate, opts.Wrap = allow, h.gate.Transport
+	client = fetch.New(opts)
+	h.t.Cleanup(client.Close)
+	rc := client.HTTPClient()
+	h.c = crawler.New(h.db, client, func(ctx context.Context, o *url.URL) robots.Result {
+		return robots.Fetch(ctx, rc, o, userAgent)
+	}, h.gate, h.cfg)
+	return h
+}
+
+func TestCrawlMaxDurationLeavesTheRestDue(t *testing.T) {
+	h := newHarness(t, harnessOptions{delay: 50 * time.Millisecond, maxDuration: 250 * time.Millisecond})
+	s := h.web.AddSite(t)
+	var urls []string
+	for i := 0; i < 20; i++ {
+		p := fmt.Sprintf("/p%02d", i)
+		s.Page(p, "<p>"+p+"</p>")
+		urls = append(urls, s.URL(p))
+	}
+	h.seed(0, 1, urls...)
+	st, err := h.crawl()
+	if !errors.Is(err, crawler.ErrStopped) || !st.Stopped {
+		t.Fatalf("err %v, stopped %v; want ErrStopped", err, st.Stopped)
+	}
+	if st.Fetched == 0 || st.Fetched >= 20 {
+		t.Fatalf("fetched %d of 20 before the limit", st.Fetched)
+	}
+	hosts, _ := h.db.DueHosts(t.Context())
+	if hosts[s.Host()] != 20-st.Fetched {
+		t.Errorf("%d URLs still due, want %d", hosts[s.Host()], 20-st.Fetched)
+	}
+	// The next run, without a limit, reaches every page.
+	h.cfg.MaxDuration = 0
+	h = rewire(h, func(string) bool { return true })
+	h.mustCrawl()
+	seen := map[string]int{}
+	for _, r := range h.web.RequestsTo(s) {
+		seen[r.Path]++
+	}
+	for i := 0; i < 20; i++ {
+		p := fmt.Sprintf("/p%02d", i)
+		if seen[p] < 1 {
+			t.Errorf("%s never fetched", p)
+		}
+	}
+}

@@ -1,0 +1,282 @@
+package crawler
+
+import (
+	"container/heap"
+	"context"
+	"sync"
+	"time"
+
+	"github.com/strata-crawler/strata/internal/polite"
+	"github.com/strata-crawler/strata/internal/robots"
+)
+
+// domain is the stage's state for one politeness domain.
+type domain struct {
+	key   string
+	hosts []string // hosts that may still have due URLs, in the order they are worked through
+	rank  int      // today's rotation order, to break ties between domains ready at once
+
+	// Owned by the scheduler (under its lock):
+	added    map[string]bool // hosts that got new due URLs while the domain was being worked on
+	readyAt  time.Time
+	index    int // in the heap, -1 when not queued
+	active   bool
+	finished bool
+	dropped  bool
+
+	// Owned by the one worker holding the domain:
+	robots   map[string]*robotsEntry // by origin
+	timeouts int                     // consecutive page timeouts
+	failures int                     // consecutive 5xx answers
+}
+
+type robotsEntry struct {
+	rules   *robots.Rules // nil: unreachable for this run
+	private bool          // the host resolves to an address strata may not contact
+}
+
+// scheduler hands ready domains to workers, the earliest-ready first.
+type scheduler struct {
+	gate *polite.Gate
+
+	mu      sync.Mutex
+	queue   domainHeap
+	domains map[string]*domain
+	busy    int
+	dropped int
+	wake    chan struct{} // closed (and replaced) whenever the queue or busy count changes
+}
+
+func newScheduler(gate *polite.Gate) *scheduler {
+	return &scheduler{gate: gate, domains: map[string]*domain{}, wake: make(chan struct{})}
+}
+
+// addHosts groups hosts into domains, returning the keys of domains it created.
+func (s *scheduler) addHosts(hosts map[string]int) []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var keys []string
+	for _, h := range sortedKeys(hosts) {
+		key := s.gate.Key(h)
+		d, ok := s.domains[key]
+		if !ok {
+			d = &domain{key: key, index: -1, robots: map[string]*robotsEntry{}}
+			s.domains[key] = d
+			keys = append(keys, key)
+		}
+		d.hosts = append(d.hosts, h)
+	}
+	return keys
+}
+
+// rankAndStart queues the domains in the given order.
+func (s *scheduler) rankAndStart(keys []string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i, k := range keys {
+		d := s.domains[k]
+		d.rank = i
+		d.readyAt = s.gate.ReadyAt(d.hosts[0])
+		heap.Push(&s.queue, d)
+	}
+	s.signal()
+}
+
+// addHost brings a host with new due URLs into the schedule: its domain is queued again if it had run
+// out of work.
+func (s *scheduler) addHost(host string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	key := s.gate.Key(host)
+	d, ok := s.domains[key]
+	if !ok {
+		d = &domain{key: key, index: -1, robots: map[string]*robotsEntry{}, rank: len(s.domains)}
+		s.domains[key] = d
+	}
+	if d.dropped {
+		return
+	}
+	if !contains(d.hosts, host) {
+		d.hosts = append(d.hosts, host)
+	}
+	if d.added == nil {
+		d.added = map[string]bool{}
+	}
+	d.added[host] = true
+	if !d.active && d.index < 0 {
+		d.finished = false
+		d.readyAt = s.gate.ReadyAt(host)
+		heap.Push(&s.queue, d)
+		s.signal()
+	}
+}
+
+func (s *scheduler) signal() {
+	close(s.wake)
+	s.wake = make(chan struct{})
+}
+
+// next blocks until a domain is ready and returns it, or returns nil when no work is left (nothing
+// queued and nothing in flight that could add more).
+func (s *scheduler) next(ctx context.Context) (*domain, error) {
+	for {
+		s.mu.Lock()
+		if len(s.queue) == 0 && s.busy == 0 {
+			s.mu.Unlock()
+			return nil, nil
+		}
+		wait := time.Duration(-1)
+		if len(s.queue) > 0 {
+			d := s.queue[0]
+			if until := time.Until(d.readyAt); until > 0 {
+				wait = until
+			} else {
+				heap.Pop(&s.queue)
+				d.active = true
+				s.busy++
+				s.mu.Unlock()
+				return d, nil
+			}
+		}
+		wake := s.wake
+		s.mu.Unlock()
+
+		var t *time.Timer
+		var timer <-chan time.Time
+		if wait >= 0 {
+			t = time.NewTimer(wait)
+			timer = t.C
+		}
+		select {
+		case <-ctx.Done():
+		case <-wake:
+		case <-timer:
+		}
+		if t != nil {
+			t.Stop()
+		}
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+	}
+}
+
+// firstHost returns the host of d to take the next URL from.
+func (s *scheduler) firstHost(d *domain) (string, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(d.hosts) == 0 {
+		return "", false
+	}
+	return d.hosts[0], true
+}
+
+// exhausted removes a host that had no due URL left — unless URLs were added to it since the worker
+// last looked, in which case it reports false and the worker looks again.
+func (s *scheduler) exhausted(d *domain, host string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if d.added[host] {
+		delete(d.added, host)
+		return false
+	}
+	d.hosts = remove(d.hosts, host)
+	return true
+}
+
+// dropHost stops working on one host of d for the rest of the run; its URLs stay due.
+func (s *scheduler) dropHost(d *domain, host string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	d.hosts = remove(d.hosts, host)
+	s.dropped++
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func remove(list []string, s string) []string {
+	out := list[:0]
+	for _, x := range list {
+		if x != s {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// done hands a domain back after a step; more says whether it has work left.
+func (s *scheduler) done(d *domain, more bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	d.active = false
+	s.busy--
+	switch {
+	case d.dropped:
+	case more && len(d.hosts) > 0:
+		// The gate knows when the domain may be contacted again: after the gap that followed the
+		// response of this step (or a deferral).
+		d.readyAt = s.gate.ReadyAt(d.hosts[0])
+		heap.Push(&s.queue, d)
+	default:
+		d.finished = true
+	}
+	s.signal()
+}
+
+// drop gives a domain up for the rest of the run; its URLs stay due for the next run. Called by the
+// worker holding the domain.
+func (s *scheduler) drop(d *domain) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !d.dropped {
+		d.dropped = true
+		s.dropped++
+	}
+}
+
+func (s *scheduler) activeCount() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.busy
+}
+
+func (s *scheduler) droppedCount() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.dropped
+}
+
+// domainHeap orders domains by when they are ready, then by today's rotation.
+type domainHeap []*domain
+
+func (h domainHeap) Len() int { return len(h) }
+func (h domainHeap) Less(i, j int) bool {
+	if !h[i].readyAt.Equal(h[j].readyAt) {
+		return h[i].readyAt.Before(h[j].readyAt)
+	}
+	return h[i].rank < h[j].rank
+}
+func (h domainHeap) Swap(i, j int) {
+	h[i], h[j] = h[j], h[i]
+	h[i].index, h[j].index = i, j
+}
+func (h *domainHeap) Push(x any) {
+	d := x.(*domain)
+	d.index = len(*h)
+	*h = append(*h, d)
+}
+func (h *domainHeap) Pop() any {
+	old := *h
+	d := old[len(old)-1]
+	old[len(old)-1] = nil
+	d.index = -1
+	*h = old[:len(old)-1]
+	return d
+}

@@ -1,0 +1,395 @@
+package crawler
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/strata-crawler/strata/internal/fetch"
+	"github.com/strata-crawler/strata/internal/robots"
+	"github.com/strata-crawler/strata/internal/store"
+	"github.com/strata-crawler/strata/internal/urlnorm"
+)
+
+const (
+	maxRedirectHops = 5 // a chain longer than this is not followed (Heritrix, wget and browsers use 5–20)
+	maxTimeouts     = 3 // consecutive page timeouts before a domain is given up for the run
+	maxFailures     = 5 // consecutive 5xx answers before a domain is given up for the run
+	maxRetries      = 3 // Retry-After retries of one URL within a run
+	goneAfter404    = 3 // consecutive 404s before a page is marked gone (410 marks it at once)
+)
+
+var errNoMore = errors.New("no due URL left")
+
+// step does one unit of work for domain d — fetch a robots.txt, or take one URL through the
+// pipeline — and reports whether d has more.
+func (s *stage) step(ctx context.Context, d *domain) (more bool, err error) {
+	u, err := s.nextURL(ctx, d)
+	if errors.Is(err, errNoMore) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	parsed, err := url.Parse(u.URL)
+	if err != nil { // stored URLs are normalised; this would be a corrupt row
+		return true, s.fail(ctx, u, store.FetchRecord{Error: "stored URL does not parse: " + err.Error(), NextFr: u.FrMax, State: "filtered"})
+	}
+
+	entry, requested, err := s.robotsFor(ctx, d, parsed)
+	switch {
+	case err != nil:
+		return false, err
+	case entry.private:
+		return true, s.fail(ctx, u, store.FetchRecord{Error: "host resolves to a private address and was not seeded; not crawled",
+			NextFr: u.FrMax, State: "filtered"})
+	case entry.rules == nil:
+		// robots.txt unreachable: nothing of this host this run (RFC 9309 2.3.1.4); its URLs stay due.
+		s.sched.dropHost(d, u.Host)
+		return true, nil
+	case requested:
+		return true, nil // that was this step's request; the URL is still due
+	case !entry.rules.Allowed(s.c.token, parsed.RequestURI()):
+		if err := s.c.store.SetState(ctx, u.ID, "blocked"); err != nil {
+			return false, err
+		}
+		s.count(func(st *Stats) { st.Blocked++; st.Done++ })
+		return true, nil
+	}
+	return true, s.crawl(ctx, d, u)
+}
+
+// nextURL returns the next due URL of d, moving through its hosts.
+func (s *stage) nextURL(ctx context.Context, d *domain) (*store.DueURL, error) {
+	for {
+		host, ok := s.sched.firstHost(d)
+		if !ok {
+			return nil, errNoMore
+		}
+		u, err := s.c.store.NextDue(ctx, host)
+		if errors.Is(err, store.ErrNotFound) {
+			s.sched.exhausted(d, host)
+			continue
+		}
+		return u, err
+	}
+}
+
+// crawl takes one URL through the pipeline: fetch → outcome → change detection → follow → record.
+func (s *stage) crawl(ctx context.Context, d *domain, u *store.DueURL) error {
+	started := s.c.cfg.Now()
+	s.requests.Add(1)
+	resp, ferr := s.c.fetch.Fetch(ctx, fetch.Request{URL: u.URL, ETag: u.ETag, LastModified: u.LastModified})
+	rec, keep := s.outcome(d, u, resp, ferr)
+	if !keep {
+		return nil // abandoned at a stop: nothing recorded, the URL stays due
+	}
+	rec.URLID, rec.RunID, rec.FetchedAt = u.ID, s.run.ID, started
+	if resp != nil {
+		rec.Duration = resp.Duration
+		s.detectChange(&rec, u, resp)
+		if err := s.follow(ctx, d, u, resp, &rec); err != nil {
+			return err
+		}
+	}
+	if err := s.c.store.RecordFetch(ctx, rec); err != nil {
+		return err
+	}
+	s.count(func(st *Stats) {
+		st.Done++
+		if resp != nil {
+			st.Fetched++
+			st.Bytes += resp.Bytes
+		}
+		switch {
+		case rec.Error != "" && (resp == nil || resp.Status >= 500):
+			st.Errors++
+		case rec.NotModified:
+			st.NotModified++
+		case rec.Changed:
+			st.Changed++
+		case rec.ContentHash != "" && u.ContentHash == "":
+			st.New++
+		case rec.ContentHash != "":
+			st.Unchanged++
+		}
+	})
+	s.c.cfg.Log.Debug("fetched", "url", u.URL, "status", rec.Status, "changed", rec.Changed, "error", rec.Error,
+		"took", rec.Duration.Round(time.Millisecond))
+	return nil
+}
+
+// outcome turns a fetch into the record to store, and applies the domain's backoff rules. keep is
+// false when the fetch was abandoned because the stage is stopping.
+func (s *stage) outcome(d *domain, u *store.DueURL, resp *fetch.Response, ferr error) (rec store.FetchRecord, keep bool) {
+	rec.NextFr = u.FrMax
+	if ferr != nil {
+		var fe *fetch.Error
+		kind := fetch.Other
+		if errors.As(ferr, &fe) {
+			kind = fe.Kind
+		}
+		rec.Error = ferr.Error()
+		switch kind {
+		case fetch.Canceled:
+			return rec, false
+		case fetch.DNS, fetch.Refused, fetch.TLS:
+			// The host is unreachable: give the domain up for this run, keep the URL due for the next.
+			rec.NextFr = 0
+			s.dropDomain(d, u.Host, rec.Error)
+		case fetch.Private:
+			rec.State = "filtered"
+		case fetch.Timeout:
+			d.timeouts++
+			if d.timeouts >= maxTimeouts {
+				s.dropDomain(d, u.Host, fmt.Sprintf("%d page timeouts in a row", d.timeouts))
+			}
+		}
+		return rec, true
+	}
+
+	d.timeouts = 0
+	rec.Status = resp.Status
+	rec.Size = int64(len(resp.Body))
+	rec.ContentType = resp.ContentType
+	rec.ETag, rec.LastModified = resp.ETag, resp.LastModified
+	switch st := resp.Status; {
+	case st == http.StatusNotModified:
+		rec.NotModified = true
+		rec.ETag, rec.LastModified = firstNonEmpty(resp.ETag, u.ETag), firstNonEmpty(resp.LastModified, u.LastModified)
+	case st == http.StatusTooManyRequests || (st == http.StatusServiceUnavailable && resp.RetryAfter > 0):
+		wait := resp.RetryAfter
+		if wait <= 0 {
+			wait = time.Minute
+		}
+		if wait > s.c.cfg.MaxRetryAfter {
+			rec.Error = fmt.Sprintf("HTTP %d: server asked to retry after %v, more than the %v strata waits within a run", st, wait, s.c.cfg.MaxRetryAfter)
+			rec.NextFr = 0
+			s.dropDomain(d, u.Host, rec.Error)
+			return rec, true
+		}
+		s.mu.Lock()
+		s.retries[u.ID]++
+		tries := s.retries[u.ID]
+		s.mu.Unlock()
+		rec.Error = fmt.Sprintf("HTTP %d: server asked to retry after %v", st, wait)
+		s.c.gate.Defer(u.Host, time.Now().Add(wait))
+		if tries < maxRetries {
+			rec.NextFr = 0 // crawled again in this run once the domain's deferral has passed
+		} else {
+			rec.NextFr = 1
+		}
+	case st >= 500:
+		d.failures++
+		rec.Error = fmt.Sprintf("HTTP %d", st)
+		rec.NextFr = 1 // try again next run
+		if d.failures >= maxFailures {
+			s.dropDomain(d, u.Host, fmt.Sprintf("%d server errors in a row", d.failures))
+		} else {
+			// Back off exponentially: the gap after this response doubles with each failure in a row.
+			s.c.gate.Defer(u.Host, time.Now().Add(s.c.gate.Gap(context.Background(), u.Host, resp.Duration)*time.Duration(1<<d.failures)))
+		}
+		return rec, true
+	case st == http.StatusGone:
+		rec.State = "gone"
+	case st == http.StatusNotFound:
+		if past, err := s.c.store.RecentStatuses(context.Background(), u.ID, goneAfter404-1); err == nil &&
+			len(past) == goneAfter404-1 && allEqual(past, http.StatusNotFound) {
+			rec.State = "gone"
+		}
+		rec.Error = "HTTP 404"
+	case st >= 400:
+		rec.Error = fmt.Sprintf("HTTP %d", st)
+	case st >= 300:
+		// Redirects are followed by follow(); a 3xx without Location is just recorded.
+	case !resp.Kept:
+		rec.Error = fmt.Sprintf("content type %q is not text; not kept", resp.ContentType)
+		rec.State = "filtered"
+	}
+	if st := resp.Status; st < 500 {
+		d.failures = 0
+	}
+	if resp.Truncated {
+		rec.Error = joinErr(rec.Error, fmt.Sprintf("body cut at %d bytes", len(resp.Body)))
+	}
+	return rec, true
+}
+
+// detectChange compares the content with the stored version. The first version of a page is not a
+// change: the paper counts changes between consecutive records.
+func (s *stage) detectChange(rec *store.FetchRecord, u *store.DueURL, resp *fetch.Response) {
+	if !resp.Kept || resp.NotModified || resp.Status != http.StatusOK {
+		return
+	}
+	sum := sha256.Sum256(resp.Text)
+	rec.ContentHash = hex.EncodeToString(sum[:16])
+	rec.Changed = u.ContentHash != "" && u.ContentHash != rec.ContentHash
+}
+
+// follow lets a redirect's target join the run as a URL of its own: the next hop is a separate,
+// politely scheduled request that robots.txt and the filters judge like any other.
+func (s *stage) follow(ctx context.Context, d *domain, u *store.DueURL, resp *fetch.Response, rec *store.FetchRecord) error {
+	loc := resp.Header.Get("Location")
+	if resp.Status < 300 || resp.Status >= 400 || resp.Status == http.StatusNotModified || loc == "" {
+		return nil
+	}
+	base, _ := url.Parse(resp.FinalURL)
+	ref, err := base.Parse(strings.TrimSpace(loc))
+	if err != nil {
+		rec.Error = fmt.Sprintf("redirect to %q: %v", loc, err)
+		return nil
+	}
+	target, err := urlnorm.Parse(ref.String())
+	if err != nil {
+		rec.Error = fmt.Sprintf("redirect: %v", err)
+		return nil
+	}
+	s.mu.Lock()
+	hops := s.hops[u.ID] + 1
+	s.mu.Unlock()
+	if hops > maxRedirectHops {
+		rec.Error = fmt.Sprintf("redirect chain longer than %d hops; not followed", maxRedirectHops)
+		return nil
+	}
+	id, what, err := s.c.store.Enqueue(ctx, store.NewURL{URL: target.String(), Host: target.Host, Level: u.Level,
+		FrMax: u.FrMax, ParentID: u.ID, RootID: u.RootID}, s.run.Start)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	if h, ok := s.hops[id]; !ok || hops < h {
+		s.hops[id] = hops
+	}
+	s.mu.Unlock()
+	s.count(func(st *Stats) {
+		st.Redirects++
+		if what != store.EnqueuedKnown {
+			st.Due++
+		}
+		if what == store.EnqueuedNew {
+			st.NewURLs++
+		}
+	})
+	if what != store.EnqueuedKnown {
+		s.sched.addHost(target.Host)
+	}
+	return nil
+}
+
+// fail records a URL that could not be crawled for a reason of strata's own.
+func (s *stage) fail(ctx context.Context, u *store.DueURL, rec store.FetchRecord) error {
+	rec.URLID, rec.RunID, rec.FetchedAt = u.ID, s.run.ID, s.c.cfg.Now()
+	if err := s.c.store.RecordFetch(ctx, rec); err != nil {
+		return err
+	}
+	s.count(func(st *Stats) { st.Errors++; st.Done++ })
+	return nil
+}
+
+// dropDomain gives d up for the rest of the run.
+func (s *stage) dropDomain(d *domain, host, why string) {
+	s.sched.drop(d)
+	s.c.cfg.Log.Warn("domain given up for this run; its URLs stay due", "domain", d.key, "host", host, "why", why)
+}
+
+// robotsFor returns what robots.txt says for u's origin: from memory, from the store's cache, or by
+// fetching it — which is then this step's one request (requested = true). An entry with nil rules
+// means the robots.txt was unreachable: the whole origin is off limits for this run.
+func (s *stage) robotsFor(ctx context.Context, d *domain, u *url.URL) (e *robotsEntry, requested bool, err error) {
+	o := origin(u)
+	if e, ok := d.robots[o]; ok {
+		return e, false, nil
+	}
+	now := s.c.cfg.Now()
+	if c, err := s.c.store.RobotsCache(ctx, o); err == nil && now.Before(c.ExpiresAt) {
+		rules := robots.FromStatus(c.Status, c.Body)
+		s.applyCrawlDelay(u.Host, rules)
+		e := &robotsEntry{rules: rules}
+		d.robots[o] = e
+		return e, false, nil
+	} else if err != nil && !errors.Is(err, store.ErrNotFound) {
+		return nil, false, err
+	}
+
+	s.requests.Add(1)
+	res := s.c.robots(ctx, &url.URL{Scheme: u.Scheme, Host: u.Host})
+	entry := &robotsEntry{}
+	if ctx.Err() != nil && res.Outcome == robots.Unreachable {
+		return entry, true, nil // stopping: the host is asked again next run
+	}
+	rec := store.Robots{Origin: o, Domain: d.key, Status: res.Status, Body: res.Body, FetchedAt: res.FetchedAt}
+	switch {
+	case errors.Is(res.Err, fetch.ErrPrivateAddress):
+		entry.private = true
+	case res.Outcome == robots.Unreachable:
+		// RFC 9309 2.3.1.4: assume complete disallow; not cached, so the next run asks again.
+		s.c.cfg.Log.Warn("robots.txt unreachable; host skipped for this run", "origin", o, "error", res.Err)
+	default:
+		entry.rules = res.Rules
+		rec.ExpiresAt = res.FetchedAt.Add(s.c.cfg.RobotsTTL)
+		rec.CrawlDelay = s.applyCrawlDelay(u.Host, res.Rules)
+		if err := s.unblock(ctx, u.Host, res.Rules); err != nil {
+			return nil, true, err
+		}
+	}
+	if err := s.c.store.SaveRobots(ctx, rec); err != nil {
+		return nil, true, err
+	}
+	d.robots[o] = entry
+	return entry, true, nil
+}
+
+func (s *stage) applyCrawlDelay(host string, rules *robots.Rules) time.Duration {
+	d, ok := rules.CrawlDelay(s.c.token)
+	if ok && d > 0 {
+		s.c.gate.SetCrawlDelay(host, d)
+	}
+	return d
+}
+
+// unblock makes URLs that an earlier robots.txt blocked active again when the new one allows them.
+func (s *stage) unblock(ctx context.Context, host string, rules *robots.Rules) error {
+	blocked, err := s.c.store.BlockedURLs(ctx, host)
+	if err != nil {
+		return err
+	}
+	for _, b := range blocked {
+		u, err := url.Parse(b.URL)
+		if err != nil || !rules.Allowed(s.c.token, u.RequestURI()) {
+			continue
+		}
+		if err := s.c.store.SetState(ctx, b.ID, "active"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func firstNonEmpty(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+func allEqual(xs []int, v int) bool {
+	for _, x := range xs {
+		if x != v {
+			return false
+		}
+	}
+	return true
+}
+
+func joinErr(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
+}
