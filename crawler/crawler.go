@@ -46,6 +46,8 @@ type Store interface {
 	RobotsCache(ctx context.Context, origin string) (*store.Robots, error)
 	SaveRobots(ctx context.Context, r store.Robots) error
 	BlockedURLs(ctx context.Context, host string) ([]store.BlockedURL, error)
+	// LastAccess returns when each host[:port] was last contacted after since, by any process.
+	LastAccess(ctx context.Context, since time.Time) (map[string]time.Time, error)
 }
 
 var _ Store = (*store.DB)(nil)
@@ -78,6 +80,9 @@ type Config struct {
 	// Progress, if set, is called after every step with the stage's counts so far. It must be quick.
 	Progress func(Stats)
 	Now      func() time.Time
+	// AfterCrash says the previous run ended without recording its end (killed, crashed): requests it
+	// had in flight are unknown, so every domain is treated as contacted just now.
+	AfterCrash bool
 }
 
 // Crawler runs crawl stages.
@@ -159,6 +164,19 @@ func (c *Crawler) Crawl(ctx context.Context, run Run) (*Stats, error) {
 	hosts, err := c.store.DueHosts(ctx)
 	if err != nil {
 		return nil, err
+	}
+	// Politeness holds across processes: the gap runs from the last request any earlier run sent.
+	access, err := c.store.LastAccess(ctx, time.Now().Add(-24*time.Hour))
+	if err != nil {
+		return nil, err
+	}
+	for h := range hosts {
+		if t, ok := access[h]; ok {
+			c.gate.Seen(h, t)
+		}
+		if c.cfg.AfterCrash {
+			c.gate.Seen(h, time.Now())
+		}
 	}
 	s := &stage{c: c, run: run, hops: map[int64]int{}, retries: map[int64]int{}}
 	s.sched = newScheduler(c.gate)

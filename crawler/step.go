@@ -91,6 +91,9 @@ func (s *stage) crawl(ctx context.Context, d *domain, u *store.DueURL) error {
 		return nil // abandoned at a stop: nothing recorded, the URL stays due
 	}
 	rec.URLID, rec.RunID, rec.FetchedAt = u.ID, s.run.ID, started
+	if pu, err := url.Parse(u.URL); err == nil {
+		rec.Origin, rec.Domain = origin(pu), d.key
+	}
 	if resp != nil {
 		rec.Duration = resp.Duration
 		s.detectChange(&rec, u, resp)

@@ -9,11 +9,13 @@ import (
 	"io"
 	"log/slog"
 	"runtime"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/strata-crawler/strata/internal/config"
+	"github.com/strata-crawler/strata/internal/runlock"
 	"github.com/strata-crawler/strata/internal/store"
 	"github.com/strata-crawler/strata/internal/urlnorm"
 )
@@ -43,6 +45,8 @@ func ExitCode(err error) int {
 	switch {
 	case err == nil:
 		return ExitOK
+	case errors.Is(err, runlock.ErrLocked):
+		return ExitLocked
 	case errors.As(err, &ue), errors.Is(err, config.ErrInvalid), errors.Is(err, urlnorm.ErrInvalid),
 		errors.Is(err, store.ErrNotDatabase), errors.Is(err, store.ErrNewerSchema):
 		return ExitUsage
@@ -68,9 +72,24 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	if _, _, err := root.Find(args); err != nil {
-		return usageError{err}
+		return usageError{oneLineCobraError(err)}
 	}
 	return root.ExecuteContext(ctx)
+}
+
+// oneLineCobraError folds cobra's multi-line "Did you mean this?" suggestions into one line.
+func oneLineCobraError(err error) error {
+	lines := strings.Split(strings.TrimSpace(err.Error()), "\n")
+	var sugg []string
+	for _, l := range lines[1:] {
+		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "Did you mean") {
+			sugg = append(sugg, l)
+		}
+	}
+	if len(sugg) == 0 {
+		return errors.New(lines[0])
+	}
+	return fmt.Errorf("%s; did you mean %s?", lines[0], strings.Join(sugg, " or "))
 }
 
 func newRootCmd(a *app) *cobra.Command {
@@ -88,7 +107,7 @@ sends more than one request every 10 seconds to any site.`,
 	a.bind(root.PersistentFlags(), "log.format", "log-format", "", "log format: text or json")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.CompletionOptions.DisableDefaultCmd = true
-	root.AddCommand(newVersionCmd(a), newConfigCmd(a), newSeedCmd(a), newStatusCmd(a))
+	root.AddCommand(newVersionCmd(a), newConfigCmd(a), newSeedCmd(a), newStatusCmd(a), newCrawlCmd(a))
 	return root
 }
 

@@ -117,6 +117,22 @@ func (g *Gate) Defer(host string, t time.Time) {
 	}
 }
 
+// Seen tells the gate that a response from host ended at end, in an earlier process: the next request
+// to its domain waits the gap after it, as if this process had made that request. The loopback delay
+// is applied at once and the full delay, for hosts that are not loopback, when a request is made, so
+// no name is resolved here.
+func (g *Gate) Seen(host string, end time.Time) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	dom := g.domain(g.Key(host))
+	if end.After(dom.lastEnd) {
+		dom.lastEnd = end
+	}
+	if t := end.Add(g.opts.LoopbackDelay); t.After(dom.next) {
+		dom.next = t
+	}
+}
+
 // Requests returns how many requests have passed the gate for host's domain.
 func (g *Gate) Requests(host string) int {
 	g.mu.Lock()

@@ -256,3 +256,23 @@ func TestGateReleasesOnCloseWithoutRead(t *testing.T) {
 		}
 	})
 }
+
+func TestGateSeenFromAnEarlierProcess(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		t0 := time.Now()
+		srv := newFakeServer()
+		g := polite.New(polite.Options{Delay: 10 * time.Second, LoopbackDelay: time.Second, DelayFactor: 1,
+			Loopback: loopbackHosts("lo.test")})
+		g.Seen("pub.test", t0.Add(-3*time.Second))
+		g.Seen("lo.test", t0)
+		c := &http.Client{Transport: g.Transport(srv)}
+		get(t, c, "http://pub.test/")
+		get(t, c, "http://lo.test/")
+		if got := srv.log[0].start.Sub(t0); got != 7*time.Second {
+			t.Errorf("public host contacted %v after start, want 7s (10s after the earlier process's request)", got)
+		}
+		if got := srv.log[1].start.Sub(t0); got != 7*time.Second+100*time.Millisecond {
+			t.Errorf("loopback host contacted at %v, want as soon as its 1s gap had passed (it was waiting behind pub.test)", got)
+		}
+	})
+}

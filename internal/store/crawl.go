@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -108,6 +109,11 @@ type FetchRecord struct {
 	Error       string
 	Duration    time.Duration
 
+	// For the hosts table: the origin (scheme://host[:port]) and politeness domain contacted, whose
+	// last access becomes FetchedAt+Duration, so a later process keeps the gap. "" when no request
+	// was sent.
+	Origin, Domain string
+
 	// For the URL row:
 	NextFr       int    // fr after this crawl: fr_max for a crawled page
 	ETag         string // validators to send next time ("" keeps none)
@@ -142,12 +148,41 @@ func (db *DB) RecordFetch(ctx context.Context, r FetchRecord) error {
 		if n, _ := res.RowsAffected(); n == 0 {
 			return ErrNotFound
 		}
-		return nil
+		if r.Origin == "" {
+			return nil
+		}
+		_, err = tx.ExecContext(ctx, `INSERT INTO hosts (origin, domain, last_access_at) VALUES (?, ?, ?)
+			ON CONFLICT (origin) DO UPDATE SET last_access_at = max(coalesce(last_access_at, ''), excluded.last_access_at)`,
+			r.Origin, r.Domain, formatTime(r.FetchedAt.Add(r.Duration)))
+		return err
 	})
 	if err != nil {
 		return fmt.Errorf("record fetch of URL %d: %w", r.URLID, err)
 	}
 	return nil
+}
+
+// LastAccess returns, per host[:port], the end of the last request strata sent to it after since.
+func (db *DB) LastAccess(ctx context.Context, since time.Time) (map[string]time.Time, error) {
+	rows, err := db.sql.QueryContext(ctx, `SELECT origin, max(coalesce(last_access_at, ''), coalesce(robots_fetched_at, ''))
+		FROM hosts WHERE last_access_at > ?1 OR robots_fetched_at > ?1`, formatTime(since))
+	if err != nil {
+		return nil, fmt.Errorf("last access: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]time.Time{}
+	for rows.Next() {
+		var origin string
+		var at sql.NullString
+		if err := rows.Scan(&origin, &at); err != nil {
+			return nil, fmt.Errorf("last access: %w", err)
+		}
+		_, host, _ := strings.Cut(origin, "://")
+		if t := parseTime(at); t.After(out[host]) {
+			out[host] = t
+		}
+	}
+	return out, rows.Err()
 }
 
 // RecentStatuses returns the HTTP statuses of a URL's last n fetches, newest first.

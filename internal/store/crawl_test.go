@@ -199,3 +199,25 @@ func TestRobotsCache(t *testing.T) {
 		t.Errorf("RobotsCache = %+v, %v", got, err)
 	}
 }
+
+func TestLastAccess(t *testing.T) {
+	ctx := t.Context()
+	now := time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)
+	db := seedDB(t, &now, store.NewSeed{URL: "https://a.example/", Host: "a.example", Level: 0, FrMax: 1})
+	d, _ := db.NextDue(ctx, "a.example")
+	if err := db.RecordFetch(ctx, store.FetchRecord{URLID: d.ID, FetchedAt: now, Duration: 2 * time.Second, Status: 200,
+		NextFr: 1, Origin: "https://a.example", Domain: "a.example"}); err != nil {
+		t.Fatal(err)
+	}
+	db.SaveRobots(ctx, store.Robots{Origin: "http://b.example:8080", Domain: "b.example", Status: 404, FetchedAt: now.Add(time.Minute)})
+	got, err := db.LastAccess(ctx, now.Add(-time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !got["a.example"].Equal(now.Add(2*time.Second)) || !got["b.example:8080"].Equal(now.Add(time.Minute)) || len(got) != 2 {
+		t.Errorf("LastAccess = %v", got)
+	}
+	if got, _ := db.LastAccess(ctx, now.Add(time.Hour)); len(got) != 0 {
+		t.Errorf("LastAccess after the last access = %v, want none", got)
+	}
+}

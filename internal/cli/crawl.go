@@ -1,0 +1,261 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mattn/go-isatty"
+	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
+
+	"github.com/strata-crawler/strata/crawler"
+	"github.com/strata-crawler/strata/internal/fetch"
+	"github.com/strata-crawler/strata/internal/polite"
+	"github.com/strata-crawler/strata/internal/robots"
+	"github.com/strata-crawler/strata/internal/runlock"
+	"github.com/strata-crawler/strata/internal/schedule"
+	"github.com/strata-crawler/strata/internal/store"
+)
+
+func newCrawlCmd(a *app) *cobra.Command {
+	var cron bool
+	cmd := &cobra.Command{
+		Use:   "crawl [--cron] [--max-duration D]",
+		Short: "Run one crawl stage: fetch the due URLs politely and record every outcome",
+		Long: `Run one crawl stage. Every fr > 0 counts down by one, then the URLs with fr = 0 are fetched,
+many domains at once and each domain politely, robots.txt first. Every outcome is recorded.
+A second crawl on the same database exits at once with code 3. SIGINT, SIGTERM and
+--max-duration stop it gracefully: pages in flight finish, the rest stay due.`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runCrawl(cmd.Context(), a, cron)
+		},
+	}
+	cmd.Flags().BoolVar(&cron, "cron", false, "first wait the day's offset inside schedule.start_window")
+	a.bind(cmd.Flags(), "crawl.max_duration", "max-duration", "", "stop handing out work after this long, e.g. 2h (default crawl.max_duration)")
+	return cmd
+}
+
+func runCrawl(ctx context.Context, a *app, cron bool) error {
+	if err := a.setup(); err != nil {
+		return err
+	}
+	a.warnPlaceholder()
+	if err := os.MkdirAll(filepath.Dir(a.cfg.Database.Path), 0o755); err != nil {
+		return fmt.Errorf("crawl: %w", err)
+	}
+	lock, err := runlock.Acquire(a.cfg.Database.Path)
+	if err != nil {
+		return err
+	}
+	defer lock.Release()
+	db, err := a.openStore(ctx)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	crashed, err := db.CloseStaleRuns(ctx)
+	if err != nil {
+		return err
+	}
+	if crashed > 0 {
+		a.log.Warn("an earlier run was cut off (killed or crashed); marked interrupted, its unreached URLs are due", "runs", crashed)
+	}
+
+	var offset time.Duration
+	if cron {
+		offset = schedule.Offset(time.Now(), a.cfg.Schedule.StartWindow)
+		if offset > 0 {
+			a.log.Info("waiting for today's start offset", "offset", offset, "window", a.cfg.Schedule.StartWindow)
+			select {
+			case <-time.After(offset):
+			case <-ctx.Done():
+				return fmt.Errorf("crawl: interrupted while waiting for the start offset")
+			}
+		}
+	}
+
+	start := time.Now()
+	runID, err := db.BeginRun(ctx, start, offset)
+	if err != nil {
+		return err
+	}
+	progress := newProgress(a)
+	c, closeClient, err := a.newCrawler(ctx, db, progress.update, crashed > 0)
+	if err != nil {
+		return err
+	}
+	defer closeClient()
+	st, cerr := c.Crawl(ctx, crawler.Run{ID: runID, Start: start})
+	progress.finish()
+
+	run := store.Run{ID: runID, EndedAt: time.Now(), Status: "completed"}
+	switch {
+	case errors.Is(cerr, crawler.ErrStopped):
+		run.Status = "interrupted"
+	case cerr != nil:
+		run.Status = "failed"
+	}
+	if st != nil {
+		run.Fetched, run.Changed, run.Unchanged, run.NotModified = st.Fetched, st.Changed, st.Unchanged+st.New, st.NotModified
+		run.Errors, run.Blocked, run.NewURLs, run.Bytes, run.CrawlTime = st.Errors, st.Blocked, st.NewURLs, st.Bytes, st.Elapsed
+		fmt.Fprintln(a.stdout, summarize(runID, st))
+	}
+	// The run's row is written even when the stage was interrupted: a short timeout, not the
+	// cancelled context.
+	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	if err := db.FinishRun(fctx, run); err != nil && cerr == nil {
+		cerr = err
+	}
+	if errors.Is(cerr, crawler.ErrStopped) && ctx.Err() == nil {
+		return nil // the configured time window closed: a normal end under cron
+	}
+	return cerr
+}
+
+// newCrawler wires the stage: a politeness gate inside a guarded fetch client, robots.txt through the
+// same gate, and the store.
+func (a *app) newCrawler(ctx context.Context, db *store.DB, progress func(crawler.Stats), afterCrash bool) (*crawler.Crawler, func(), error) {
+	cfg := a.cfg
+	seeds, err := db.SeedHosts(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	seeded := map[string]bool{}
+	for _, h := range seeds {
+		seeded[hostOnly(h)] = true
+	}
+	var client *fetch.Client
+	gate := polite.New(polite.Options{
+		Delay:         cfg.Politeness.Delay,
+		LoopbackDelay: cfg.Politeness.LoopbackDelay,
+		DelayFactor:   cfg.Politeness.DelayFactor,
+		ByHost:        cfg.Politeness.DomainKey == "host",
+		Loopback: func(ctx context.Context, host string) bool {
+			ok, err := client.LoopbackOnly(ctx, host)
+			return err == nil && ok
+		},
+	})
+	client = fetch.New(fetch.Options{
+		UserAgent:    cfg.Crawl.UserAgent,
+		PageTimeout:  cfg.Crawl.PageTimeout,
+		MaxBytes:     cfg.Crawl.MaxBytes,
+		MaxRedirects: -1, // each hop is a request of its own, scheduled politely by the crawler
+		AllowPrivate: func(host string) bool { return cfg.Crawl.AllowPrivate || seeded[host] },
+		Wrap:         gate.Transport,
+	})
+	robotsClient := client.HTTPClient()
+	c := crawler.New(db, client, func(ctx context.Context, origin *url.URL) robots.Result {
+		return robots.Fetch(ctx, robotsClient, origin, cfg.Crawl.UserAgent)
+	}, gate, crawler.Config{
+		UserAgent:   cfg.Crawl.UserAgent,
+		Workers:     cfg.Crawl.Workers,
+		PageTimeout: cfg.Crawl.PageTimeout,
+		MaxDuration: cfg.Crawl.MaxDuration,
+		Log:         a.log,
+		Progress:    progress,
+		AfterCrash:  afterCrash,
+	})
+	return c, client.Close, nil
+}
+
+func hostOnly(hostport string) string {
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		return strings.Trim(h, "[]")
+	}
+	return strings.Trim(hostport, "[]")
+}
+
+// summarize is the one paragraph a crawl prints at its end.
+func summarize(runID int64, st *crawler.Stats) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "run %d: crawled %d of %d due URLs on %d domains in %v", runID, st.Done, st.Due, st.Domains,
+		st.Elapsed.Round(time.Second))
+	fmt.Fprintf(&b, " — %d fetched (%d changed, %d unchanged, %d not modified, %d new), %d blocked by robots.txt, %d errors",
+		st.Fetched, st.Changed, st.Unchanged, st.NotModified, st.New, st.Blocked, st.Errors)
+	if st.Redirects > 0 {
+		fmt.Fprintf(&b, ", %d redirects followed", st.Redirects)
+	}
+	fmt.Fprintf(&b, "; %d requests, %s received.", st.Requests, humanBytes(st.Bytes))
+	if st.Dropped > 0 {
+		fmt.Fprintf(&b, " %d hosts or domains were given up for this run (see the log).", st.Dropped)
+	}
+	if left := st.Due - st.Done; left > 0 {
+		why := ""
+		if st.Stopped {
+			why = " (the stage was stopped)"
+		}
+		fmt.Fprintf(&b, " %d URLs stay due for the next run%s.", left, why)
+	}
+	return b.String()
+}
+
+func humanBytes(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}
+
+// progress shows a live bar on a terminal and a log line a minute otherwise (cron).
+type progress struct {
+	a       *app
+	mu      sync.Mutex
+	bar     *progressbar.ProgressBar
+	lastLog time.Time
+}
+
+func newProgress(a *app) *progress {
+	p := &progress{a: a, lastLog: time.Now()}
+	if f, ok := a.stderr.(*os.File); ok && isatty.IsTerminal(f.Fd()) {
+		p.bar = progressbar.NewOptions(-1,
+			progressbar.OptionSetWriter(a.stderr),
+			progressbar.OptionSetDescription("crawling"),
+			progressbar.OptionShowCount(),
+			progressbar.OptionSetPredictTime(true),
+			progressbar.OptionShowElapsedTimeOnFinish(),
+			progressbar.OptionThrottle(200*time.Millisecond),
+			progressbar.OptionClearOnFinish(),
+		)
+	}
+	return p
+}
+
+func (p *progress) update(st crawler.Stats) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.bar != nil {
+		if p.bar.GetMax() != st.Due {
+			p.bar.ChangeMax(st.Due)
+		}
+		p.bar.Describe(fmt.Sprintf("crawling · %d domains active · %d errors", st.Active, st.Errors))
+		p.bar.Set(st.Done)
+		return
+	}
+	if time.Since(p.lastLog) >= time.Minute {
+		p.lastLog = time.Now()
+		p.a.log.Info("crawl progress", "done", st.Done, "due", st.Due, "active_domains", st.Active,
+			"errors", st.Errors, "changed", st.Changed)
+	}
+}
+
+func (p *progress) finish() {
+	if p.bar != nil {
+		p.bar.Finish()
+		fmt.Fprintln(p.a.stderr)
+	}
+}

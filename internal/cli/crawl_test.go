@@ -1,0 +1,66 @@
+package cli_test
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/strata-crawler/strata/internal/cli"
+	"github.com/strata-crawler/strata/internal/runlock"
+	"github.com/strata-crawler/strata/internal/testweb"
+)
+
+const loopbackConfig = "[politeness]\nloopback_delay = \"20ms\"\n[crawl]\nuser_agent = \"strata-test/1 (+https://lab.example/contact)\"\n"
+
+func TestCrawlCommand(t *testing.T) {
+	web := testweb.New(t)
+	sites := web.AddSites(t, 3)
+	e := newEnv(t, loopbackConfig)
+	for i, s := range sites {
+		s.Robots("User-agent: *\nDisallow: /no\n", "/no")
+		s.Page("/", fmt.Sprintf("<p>home %d</p>", i))
+		s.Page("/no", "<p>forbidden</p>")
+		e.mustRun("seed", "add", s.URL("/"), s.URL("/no"))
+	}
+	out := e.mustRun("crawl")
+	for _, want := range []string{"run 1: crawled 6 of 6 due URLs on 3 domains", "3 fetched (0 changed, 0 unchanged, 0 not modified, 3 new)",
+		"3 blocked by robots.txt", "0 errors"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("summary lacks %q:\n%s", want, out)
+		}
+	}
+	if v := web.Violations(testweb.CheckOptions{MinGap: 20e6, RobotsFirst: true}); len(v) > 0 {
+		t.Errorf("violations: %v", v)
+	}
+	status := e.mustRun("status")
+	if !strings.Contains(status, "completed") || !strings.Contains(status, "blocked            3") {
+		t.Errorf("status after the crawl:\n%s", status)
+	}
+	// Second run: pages are due again (fr_max 1) and unchanged.
+	if out := e.mustRun("crawl"); !strings.Contains(out, "3 fetched (0 changed, 3 unchanged") {
+		t.Errorf("second crawl:\n%s", out)
+	}
+}
+
+func TestCrawlLocked(t *testing.T) {
+	e := newEnv(t, loopbackConfig)
+	e.mustRun("status") // creates the database
+	l, err := runlock.Acquire(e.db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Release()
+	_, errs, code := e.run("crawl")
+	if code != cli.ExitLocked || !strings.Contains(errs, fmt.Sprintf("pid %d", os.Getpid())) {
+		t.Errorf("crawl while locked: exit %d, stderr %q; want exit 3 naming the holder", code, errs)
+	}
+}
+
+func TestCrawlBadMaxDuration(t *testing.T) {
+	e := newEnv(t, loopbackConfig)
+	_, errs, code := e.run("crawl", "--max-duration", "soon")
+	if code != cli.ExitUsage || !strings.Contains(errs, "crawl.max_duration") {
+		t.Errorf("exit %d, stderr %q", code, errs)
+	}
+}
