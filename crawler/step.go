@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"strings"
 	"time"
 
 	"github.com/strata-crawler/strata/internal/fetch"
@@ -242,13 +241,11 @@ func (s *stage) follow(ctx context.Context, d *domain, u *store.DueURL, resp *fe
 	if resp.Status < 300 || resp.Status >= 400 || resp.Status == http.StatusNotModified || loc == "" {
 		return nil
 	}
-	base, _ := url.Parse(resp.FinalURL)
-	ref, err := base.Parse(strings.TrimSpace(loc))
+	base, err := url.Parse(resp.FinalURL)
 	if err != nil {
-		rec.Error = fmt.Sprintf("redirect to %q: %v", loc, err)
 		return nil
 	}
-	target, err := urlnorm.Parse(ref.String())
+	target, err := urlnorm.Resolve(base, loc)
 	if err != nil {
 		rec.Error = fmt.Sprintf("redirect: %v", err)
 		return nil
