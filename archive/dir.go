@@ -1,0 +1,265 @@
+package archive
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+)
+
+// The files of one page version. page.json is written last: a version directory holding it is
+// complete, one without it is the remains of a crash that Repair removes.
+const (
+	HTMLFile     = "page.html" // the bytes as served (decompressed) of an HTML page
+	RawFile      = "page.raw"  // the bytes as served of a text page that is not HTML
+	TextFile     = "page.txt"  // the extracted text
+	MetaFile     = "page.json" // Meta
+	ManifestFile = "manifest.jsonl"
+)
+
+// Dir is an archive root: one directory per run, one per page version below it.
+type Dir struct {
+	root string
+}
+
+// Open returns the archive at root, creating the directory if needed.
+func Open(root string) (*Dir, error) {
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		return nil, fmt.Errorf("archive %s: %w", root, err)
+	}
+	return &Dir{root: root}, nil
+}
+
+// Root returns the archive's root directory.
+func (d *Dir) Root() string { return d.root }
+
+// Abs returns the absolute path of rel, a path as Write returns it. It refuses paths that would leave
+// the root, so a hand-edited database cannot make strata read outside the archive.
+func (d *Dir) Abs(rel string) (string, error) {
+	clean := path.Clean("/" + filepath.ToSlash(rel))
+	if clean == "/" || strings.Contains(rel, "\x00") || clean[1:] != filepath.ToSlash(rel) {
+		return "", fmt.Errorf("archive: path %q is not a clean path inside the archive", rel)
+	}
+	return filepath.Join(d.root, filepath.FromSlash(clean[1:])), nil
+}
+
+// Meta is the content of page.json: what a researcher needs to know about a version without the
+// database.
+type Meta struct {
+	URL          string    `json:"url"`
+	FinalURL     string    `json:"final_url,omitempty"`
+	FetchedAt    time.Time `json:"fetched_at"`
+	Status       int       `json:"status"`
+	ContentType  string    `json:"content_type"`
+	Charset      string    `json:"charset,omitempty"`
+	Size         int64     `json:"size"`
+	Truncated    bool      `json:"truncated,omitempty"`
+	ContentHash  string    `json:"content_hash"`
+	ETag         string    `json:"etag,omitempty"`
+	LastModified string    `json:"last_modified,omitempty"`
+	RunID        int64     `json:"run_id"`
+	Level        int       `json:"level"`
+	Title        string    `json:"title,omitempty"`
+	RawFile      string    `json:"raw_file"`           // page.html or page.raw
+	Replaces     string    `json:"replaces,omitempty"` // archive path of the previous version
+}
+
+// Version is one page version to store.
+type Version struct {
+	Meta
+	Body []byte // as served, decompressed
+	Text string // extracted text
+}
+
+// Write stores v in the directory of the run that started at runStart and returns the version's
+// directory relative to the root. Each file is written atomically and durably, page.json last, so
+// the directory either holds a complete version or, after a crash, pieces that Repair removes; on an
+// error nothing new is left behind.
+func (d *Dir) Write(runStart time.Time, v Version) (string, error) {
+	u, err := url.Parse(v.URL)
+	if err != nil {
+		return "", fmt.Errorf("archive %s: %w", v.URL, err)
+	}
+	rel := path.Join(RunDir(runStart), PagePath(u))
+	dir := filepath.Join(d.root, filepath.FromSlash(rel))
+	raw := HTMLFile
+	if !isHTML(v.ContentType) {
+		raw = RawFile
+	}
+	v.Meta.RawFile = raw
+	meta, err := json.MarshalIndent(v.Meta, "", "  ")
+	if err != nil {
+		return "", fmt.Errorf("archive %s: %w", v.URL, err)
+	}
+	files := []struct {
+		name string
+		data []byte
+	}{
+		{raw, v.Body},
+		{TextFile, []byte(v.Text)},
+		{MetaFile, append(meta, '\n')},
+	}
+	for i, f := range files {
+		if err := WriteFile(filepath.Join(dir, f.name), f.data, 0o644); err != nil {
+			for _, done := range files[:i] {
+				os.Remove(filepath.Join(dir, done.name))
+			}
+			return "", err
+		}
+	}
+	return rel, nil
+}
+
+func isHTML(contentType string) bool {
+	return contentType == "text/html" || contentType == "application/xhtml+xml"
+}
+
+// ReadMeta reads the page.json of the version at rel.
+func (d *Dir) ReadMeta(rel string) (*Meta, error) {
+	dir, err := d.Abs(rel)
+	if err != nil {
+		return nil, err
+	}
+	b, err := os.ReadFile(filepath.Join(dir, MetaFile))
+	if err != nil {
+		return nil, fmt.Errorf("archive: version %s: %w", rel, err)
+	}
+	var m Meta
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, fmt.Errorf("archive: version %s: page.json: %w", rel, err)
+	}
+	return &m, nil
+}
+
+// ReadText returns the extracted text of the version at rel.
+func (d *Dir) ReadText(rel string) (string, error) {
+	return d.readFile(rel, TextFile)
+}
+
+// ReadRaw returns the bytes as served of the version at rel.
+func (d *Dir) ReadRaw(rel string) ([]byte, error) {
+	m, err := d.ReadMeta(rel)
+	if err != nil {
+		return nil, err
+	}
+	s, err := d.readFile(rel, m.RawFile)
+	return []byte(s), err
+}
+
+func (d *Dir) readFile(rel, name string) (string, error) {
+	dir, err := d.Abs(rel)
+	if err != nil {
+		return "", err
+	}
+	b, err := os.ReadFile(filepath.Join(dir, name))
+	if err != nil {
+		return "", fmt.Errorf("archive: version %s: %w", rel, err)
+	}
+	return string(b), nil
+}
+
+// ManifestEntry is one line of a run's manifest.jsonl.
+type ManifestEntry struct {
+	URL     string `json:"url"`
+	Outcome string `json:"outcome"`        // new, changed, unchanged, not_modified, redirect, error, …
+	Path    string `json:"path,omitempty"` // the page's current version, relative to the root
+}
+
+// WriteManifest writes the manifest of the run that started at runStart, replacing any earlier one.
+func (d *Dir) WriteManifest(runStart time.Time, entries []ManifestEntry) error {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	for _, e := range entries {
+		if err := enc.Encode(e); err != nil {
+			return fmt.Errorf("archive: manifest: %w", err)
+		}
+	}
+	return WriteFile(filepath.Join(d.root, RunDir(runStart), ManifestFile), []byte(b.String()), 0o644)
+}
+
+// Snapshot hard-links the files of the version at from into the run directory of runStart, so that
+// the run directory shows the page although it did not change. It returns the link's path.
+func (d *Dir) Snapshot(runStart time.Time, pageURL, from string) (string, error) {
+	u, err := url.Parse(pageURL)
+	if err != nil {
+		return "", fmt.Errorf("archive: snapshot %s: %w", pageURL, err)
+	}
+	src, err := d.Abs(from)
+	if err != nil {
+		return "", err
+	}
+	rel := path.Join(RunDir(runStart), PagePath(u))
+	if rel == from {
+		return rel, nil
+	}
+	dst := filepath.Join(d.root, filepath.FromSlash(rel))
+	if err := mkdirAllSync(dst); err != nil {
+		return "", err
+	}
+	// page.json last, as in Write, so an interrupted snapshot is removed by Repair like any other.
+	for _, name := range []string{HTMLFile, RawFile, TextFile, MetaFile} {
+		err := os.Link(filepath.Join(src, name), filepath.Join(dst, name))
+		if err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, fs.ErrExist) {
+			return "", opError("link", filepath.Join(dst, name), err)
+		}
+	}
+	return rel, syncDir(dst)
+}
+
+// Repair makes a run directory whose run was cut off consistent: it removes temporary files,
+// versions without page.json (a crash between their files) and versions that known says the
+// database does not record (a crash between the files and the database commit). It returns how many
+// versions it removed.
+func (d *Dir) Repair(runStart time.Time, known func(rel string) bool) (int, error) {
+	runRel := RunDir(runStart)
+	runAbs := filepath.Join(d.root, runRel)
+	if _, err := CleanTemp(runAbs); err != nil {
+		return 0, err
+	}
+	var dirs []string
+	err := filepath.WalkDir(runAbs, func(p string, e fs.DirEntry, err error) error {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if e.IsDir() {
+			dirs = append(dirs, p)
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, fmt.Errorf("archive: repair %s: %w", runRel, err)
+	}
+	removed := 0
+	for _, dir := range dirs {
+		has := func(name string) bool { _, err := os.Lstat(filepath.Join(dir, name)); return err == nil }
+		if !has(HTMLFile) && !has(RawFile) && !has(TextFile) && !has(MetaFile) {
+			continue
+		}
+		rel, _ := filepath.Rel(d.root, dir)
+		if has(MetaFile) && known(filepath.ToSlash(rel)) {
+			continue
+		}
+		for _, name := range []string{MetaFile, HTMLFile, RawFile, TextFile} {
+			if err := os.Remove(filepath.Join(dir, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return removed, fmt.Errorf("archive: repair %s: %w", rel, err)
+			}
+		}
+		removed++
+	}
+	// Remove directories left empty, deepest first.
+	sort.Slice(dirs, func(i, j int) bool { return len(dirs[i]) > len(dirs[j]) })
+	for _, dir := range dirs {
+		os.Remove(dir) // fails, harmlessly, when not empty
+	}
+	return removed, nil
+}
