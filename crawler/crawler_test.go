@@ -366,11 +366,12 @@ func TestCrawlServerErrorsBackOff(t *testing.T) {
 	if pages != 5 || st.Dropped != 1 || st.Errors != 5 {
 		t.Errorf("%d page requests, stats %+v; want the domain dropped after 5 server errors", pages, st)
 	}
-	// Gaps grow: each failure doubles the wait.
+	// Each failure in a row doubles the wait: after the k-th 500 the gap is at least delay·2^k.
 	reqs := h.web.RequestsTo(s)
-	for i := 3; i < len(reqs); i++ {
-		if reqs[i].Start.Sub(reqs[i-1].End) < reqs[i-1].Start.Sub(reqs[i-2].End) {
-			t.Errorf("backoff did not grow at request %d", i)
+	for i := 2; i < len(reqs); i++ { // reqs[0] is robots.txt, reqs[1] the first failure
+		failures := i - 1
+		if gap, least := reqs[i].Start.Sub(reqs[i-1].End), h.delay*time.Duration(1<<failures); gap < least {
+			t.Errorf("gap before request %d is %v, want >= %v after %d failures", i, gap, least, failures)
 		}
 	}
 }

@@ -66,8 +66,8 @@ func runCrawl(ctx context.Context, a *app, cron bool) error {
 	if err != nil {
 		return err
 	}
-	if crashed > 0 {
-		a.log.Warn("an earlier run was cut off (killed or crashed); marked interrupted, its unreached URLs are due", "runs", crashed)
+	if len(crashed) > 0 {
+		a.log.Warn("an earlier run was cut off (killed or crashed); marked interrupted, its unreached URLs are due", "runs", len(crashed))
 	}
 
 	var offset time.Duration
@@ -89,7 +89,7 @@ func runCrawl(ctx context.Context, a *app, cron bool) error {
 		return err
 	}
 	progress := newProgress(a)
-	c, closeClient, err := a.newCrawler(ctx, db, progress.update, crashed > 0)
+	c, closeClient, err := a.newCrawler(ctx, db, progress.update, len(crashed) > 0)
 	if err != nil {
 		return err
 	}

@@ -72,6 +72,7 @@ type DueURL struct {
 	LastModified string
 	ContentHash  string
 	RootID       int64
+	ArchivePath  string // of the current stored version, "" if none
 }
 
 // NextDue returns the due URL of host to crawl next — the highest level first, then the oldest row —
@@ -79,11 +80,12 @@ type DueURL struct {
 // the URL out of the due set, so calling NextDue again moves on.
 func (db *DB) NextDue(ctx context.Context, host string) (*DueURL, error) {
 	var d DueURL
-	var etag, lm, hash sql.NullString
+	var etag, lm, hash, archived sql.NullString
 	var root sql.NullInt64
-	err := db.sql.QueryRowContext(ctx, `SELECT id, url, host, level, fr_max, etag, last_modified, content_hash, root_id
+	err := db.sql.QueryRowContext(ctx, `SELECT id, url, host, level, fr_max, etag, last_modified, content_hash, root_id,
+		(SELECT archive_path FROM fetches f WHERE f.url_id = urls.id AND f.archive_path IS NOT NULL ORDER BY f.id DESC LIMIT 1)
 		FROM urls WHERE host = ? AND state = 'active' AND fr = 0 ORDER BY level DESC, id LIMIT 1`, host).
-		Scan(&d.ID, &d.URL, &d.Host, &d.Level, &d.FrMax, &etag, &lm, &hash, &root)
+		Scan(&d.ID, &d.URL, &d.Host, &d.Level, &d.FrMax, &etag, &lm, &hash, &root, &archived)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("next due URL of %s: %w", host, ErrNotFound)
 	}
@@ -91,6 +93,7 @@ func (db *DB) NextDue(ctx context.Context, host string) (*DueURL, error) {
 		return nil, fmt.Errorf("next due URL of %s: %w", host, err)
 	}
 	d.ETag, d.LastModified, d.ContentHash, d.RootID = etag.String, lm.String, hash.String, root.Int64
+	d.ArchivePath = archived.String
 	return &d, nil
 }
 
@@ -264,20 +267,91 @@ func (db *DB) Enqueue(ctx context.Context, u NewURL, runStart time.Time) (id int
 }
 
 // CloseStaleRuns marks runs left 'running' by a process that died as 'interrupted', filling in the
-// counts that can be rebuilt from their fetches. The caller holds the run lock, so no run is live.
-func (db *DB) CloseStaleRuns(ctx context.Context) (int, error) {
-	res, err := db.sql.ExecContext(ctx, `UPDATE runs SET status = 'interrupted',
+// counts that can be rebuilt from their fetches, and returns them. The caller holds the run lock, so
+// no run is live.
+func (db *DB) CloseStaleRuns(ctx context.Context) ([]Run, error) {
+	rows, err := db.sql.QueryContext(ctx, `UPDATE runs SET status = 'interrupted',
 		ended_at = coalesce((SELECT max(fetched_at) FROM fetches WHERE run_id = runs.id), started_at),
 		fetched = (SELECT count(*) FROM fetches WHERE run_id = runs.id AND status > 0),
 		changed = (SELECT count(*) FROM fetches WHERE run_id = runs.id AND changed),
 		not_modified = (SELECT count(*) FROM fetches WHERE run_id = runs.id AND not_modified),
 		errors = (SELECT count(*) FROM fetches WHERE run_id = runs.id AND error IS NOT NULL)
-		WHERE status = 'running'`)
+		WHERE status = 'running' RETURNING `+runColumns)
 	if err != nil {
-		return 0, fmt.Errorf("close stale runs: %w", err)
+		return nil, fmt.Errorf("close stale runs: %w", err)
 	}
-	n, _ := res.RowsAffected()
-	return int(n), nil
+	defer rows.Close()
+	var out []Run
+	for rows.Next() {
+		r, err := scanRun(rows)
+		if err != nil {
+			return nil, fmt.Errorf("close stale runs: %w", err)
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// HasArchivePath reports whether a fetch records the version at rel.
+func (db *DB) HasArchivePath(ctx context.Context, rel string) (bool, error) {
+	var one int
+	err := db.sql.QueryRowContext(ctx, `SELECT 1 FROM fetches WHERE archive_path = ? LIMIT 1`, rel).Scan(&one)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("look up archive path %s: %w", rel, err)
+	}
+	return true, nil
+}
+
+// ManifestEntry is one page crawled in a run, for the run's manifest.
+type ManifestEntry struct {
+	URL     string
+	Outcome string // new, changed, unchanged, not_modified, redirect, error, http_<status>
+	Current string // archive path of the page's current version, "" if none
+}
+
+// RunManifest lists the pages crawled in a run, in the order they were crawled.
+func (db *DB) RunManifest(ctx context.Context, runID int64) ([]ManifestEntry, error) {
+	rows, err := db.sql.QueryContext(ctx, `SELECT u.url, f.status, f.changed, f.not_modified, f.error IS NOT NULL,
+		f.archive_path IS NOT NULL,
+		(SELECT g.archive_path FROM fetches g WHERE g.url_id = f.url_id AND g.archive_path IS NOT NULL AND g.id <= f.id
+		 ORDER BY g.id DESC LIMIT 1)
+		FROM fetches f JOIN urls u ON u.id = f.url_id WHERE f.run_id = ? ORDER BY f.id`, runID)
+	if err != nil {
+		return nil, fmt.Errorf("manifest of run %d: %w", runID, err)
+	}
+	defer rows.Close()
+	var out []ManifestEntry
+	for rows.Next() {
+		var e ManifestEntry
+		var status int
+		var changed, notModified, failed, stored bool
+		var current sql.NullString
+		if err := rows.Scan(&e.URL, &status, &changed, &notModified, &failed, &stored, &current); err != nil {
+			return nil, fmt.Errorf("manifest of run %d: %w", runID, err)
+		}
+		e.Current = current.String
+		switch {
+		case stored && changed:
+			e.Outcome = "changed"
+		case stored:
+			e.Outcome = "new"
+		case notModified:
+			e.Outcome = "not_modified"
+		case status >= 300 && status < 400:
+			e.Outcome = "redirect"
+		case status == 0 || status >= 500 || failed && status == 200:
+			e.Outcome = "error"
+		case status == 200:
+			e.Outcome = "unchanged"
+		default:
+			e.Outcome = fmt.Sprintf("http_%d", status)
+		}
+		out = append(out, e)
+	}
+	return out, rows.Err()
 }
 
 func nullString(s string) sql.NullString { return sql.NullString{String: s, Valid: s != ""} }
