@@ -24,6 +24,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/strata-crawler/strata/filter"
 	"github.com/strata-crawler/strata/internal/fetch"
 	"github.com/strata-crawler/strata/internal/polite"
 	"github.com/strata-crawler/strata/internal/robots"
@@ -46,6 +47,8 @@ type Store interface {
 	RobotsCache(ctx context.Context, origin string) (*store.Robots, error)
 	SaveRobots(ctx context.Context, r store.Robots) error
 	BlockedURLs(ctx context.Context, host string) ([]store.BlockedURL, error)
+	// SeedHosts lists the seeds' host[:port]s, whose registrable domains the default filter keeps to.
+	SeedHosts(ctx context.Context) ([]string, error)
 	// LastAccess returns when each host[:port] was last contacted after since, by any process.
 	LastAccess(ctx context.Context, since time.Time) (map[string]time.Time, error)
 }
@@ -83,6 +86,8 @@ type Config struct {
 	// AfterCrash says the previous run ended without recording its end (killed, crashed): requests it
 	// had in flight are unknown, so every domain is treated as contacted just now.
 	AfterCrash bool
+	// Filter decides every URL before it is requested or joins the run; nil means filter.Default().
+	Filter filter.Filter
 }
 
 // Crawler runs crawl stages.
@@ -118,6 +123,9 @@ func New(st Store, f Fetcher, rf RobotsFetcher, gate *polite.Gate, cfg Config) *
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
+	if cfg.Filter == nil {
+		cfg.Filter = filter.Default()
+	}
 	return &Crawler{store: st, fetch: f, robots: rf, gate: gate, cfg: cfg, token: robots.ProductToken(cfg.UserAgent)}
 }
 
@@ -133,6 +141,7 @@ type Stats struct {
 	Redirects   int   // redirect responses whose target joined the run
 	Errors      int   // fetches without a usable response, and 5xx
 	Blocked     int   // refused by robots.txt, never requested
+	Filtered    int   // rejected by the URL filters, never requested
 	NewURLs     int   // URLs added to the table during the stage
 	Bytes       int64 // body bytes received (compressed)
 	Requests    int   // HTTP requests sent, robots.txt included
@@ -178,7 +187,11 @@ func (c *Crawler) Crawl(ctx context.Context, run Run) (*Stats, error) {
 			c.gate.Seen(h, time.Now())
 		}
 	}
-	s := &stage{c: c, run: run, hops: map[int64]int{}, retries: map[int64]int{}}
+	seedHosts, err := c.store.SeedHosts(ctx)
+	if err != nil {
+		return nil, err
+	}
+	s := &stage{c: c, run: run, hops: map[int64]int{}, retries: map[int64]int{}, seedDomains: seedDomains(seedHosts)}
 	s.sched = newScheduler(c.gate)
 	keys := s.sched.addHosts(hosts)
 	schedule.Order(c.cfg.Now(), keys)
@@ -227,6 +240,8 @@ type stage struct {
 	hops    map[int64]int // redirect hops that led to a URL in this run
 	retries map[int64]int // Retry-After retries of a URL in this run
 
+	seedDomains map[string]bool // registrable domains of the seeds, for the filters
+
 	requests atomic.Int64
 }
 
@@ -267,6 +282,14 @@ func (s *stage) work(ctx context.Context) error {
 			return err
 		}
 	}
+}
+
+func seedDomains(hostports []string) map[string]bool {
+	hosts := make([]string, len(hostports))
+	for i, h := range hostports {
+		hosts[i] = (&url.URL{Host: h}).Hostname()
+	}
+	return filter.DomainSet(hosts...)
 }
 
 // origin returns scheme://host[:port] of a URL.

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/strata-crawler/strata/crawler"
+	"github.com/strata-crawler/strata/filter"
 	"github.com/strata-crawler/strata/internal/fetch"
 	"github.com/strata-crawler/strata/internal/polite"
 	"github.com/strata-crawler/strata/internal/robots"
@@ -286,6 +287,7 @@ func TestCrawlTraps(t *testing.T) {
 	s.Handle("/huge", testweb.Huge(20<<20))
 	s.Handle("/bomb", testweb.GzipBomb(16<<20))
 	s.Handle("/image.png", testweb.Text("image/png", "\x89PNG not really"))
+	s.Handle("/picture", testweb.Text("image/png", "\x89PNG not really"))
 	s.Handle("/loop-a", testweb.Redirect("/loop-b", http.StatusFound))
 	s.Handle("/loop-b", testweb.Redirect("/loop-a", http.StatusFound))
 	for i := 0; i < 7; i++ {
@@ -293,7 +295,8 @@ func TestCrawlTraps(t *testing.T) {
 	}
 	s.Page("/chain7", "<p>end of a long chain</p>")
 	s.Page("/fine", "<p>fine</p>")
-	h.seed(1, 1, s.URL("/drip"), s.URL("/huge"), s.URL("/bomb"), s.URL("/image.png"), s.URL("/loop-a"), s.URL("/chain0"), s.URL("/fine"))
+	h.seed(1, 1, s.URL("/drip"), s.URL("/huge"), s.URL("/bomb"), s.URL("/image.png"), s.URL("/picture"), s.URL("/loop-a"),
+		s.URL("/chain0"), s.URL("/fine"))
 
 	start := time.Now()
 	st, err := h.crawl()
@@ -318,7 +321,11 @@ func TestCrawlTraps(t *testing.T) {
 	check("/drip", "active", "timeout after 300ms")
 	check("/huge", "active", "body cut at 65536 bytes")
 	check("/bomb", "active", "body cut at 65536 bytes")
-	check("/image.png", "filtered", `content type "image/png" is not text`)
+	check("/picture", "filtered", `content type "image/png" is not text`)
+	check("/image.png", "filtered", "") // by its extension, before any request
+	if n := h.web.Count(s, "/image.png"); n != 0 {
+		t.Errorf("a URL with an image extension was requested %d times", n)
+	}
 	check("/chain5", "active", "redirect chain longer than 5")
 	check("/fine", "active", "")
 	if n := h.web.Count(s, "/chain6"); n != 0 {
@@ -398,6 +405,12 @@ func TestCrawlPrivateAddressGuard(t *testing.T) {
 	inner.Page("/admin", "<p>internal</p>")
 	pub.Handle("/", testweb.Redirect(inner.NamedURL("/admin"), http.StatusFound))
 	seeded := pub.Name
+	// Let every http URL through the filters, so that only the address guard stands in the way.
+	anyHTTP, err := filter.Scheme("http", "https")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.cfg.Filter = anyHTTP
 	h = rewire(h, func(host string) bool { return host == seeded })
 	h.seed(0, 1, pub.NamedURL("/"))
 	h.mustCrawl()
@@ -459,5 +472,21 @@ func TestCrawlMaxDurationLeavesTheRestDue(t *testing.T) {
 		if seen[p] < 1 {
 			t.Errorf("%s never fetched", p)
 		}
+	}
+}
+
+func TestCrawlDefaultFilterKeepsToSeedDomains(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	home, away := h.web.AddSite(t), h.web.AddSite(t)
+	away.Page("/", "<p>elsewhere</p>")
+	home.Handle("/", testweb.Redirect(away.URL("/"), http.StatusFound))
+	h.seed(0, 1, home.URL("/"))
+	h.mustCrawl()
+	if n := len(h.web.RequestsTo(away)); n != 0 {
+		t.Errorf("a redirect off the seed domains was followed: %d requests", n)
+	}
+	info, err := h.db.URLInfo(t.Context(), home.URL("/"))
+	if err != nil || !strings.Contains(info.LastError, "rejected by the URL filter") || !strings.Contains(info.LastError, "seed") {
+		t.Errorf("the redirect's fetch should say the filter refused its target: %+v, %v", info, err)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"time"
 
+	"github.com/strata-crawler/strata/filter"
 	"github.com/strata-crawler/strata/internal/fetch"
 	"github.com/strata-crawler/strata/internal/robots"
 	"github.com/strata-crawler/strata/internal/store"
@@ -39,6 +40,17 @@ func (s *stage) step(ctx context.Context, d *domain) (more bool, err error) {
 	parsed, err := url.Parse(u.URL)
 	if err != nil { // stored URLs are normalised; this would be a corrupt row
 		return true, s.fail(ctx, u, store.FetchRecord{Error: "stored URL does not parse: " + err.Error(), NextFr: u.FrMax, State: "filtered"})
+	}
+
+	// The filters first: configuration may have changed since the URL entered the table, and a
+	// rejected URL costs the site nothing.
+	if dec := s.decide(parsed, u.Level, u.IsSeed); !dec.Accept {
+		if err := s.c.store.SetState(ctx, u.ID, "filtered"); err != nil {
+			return false, err
+		}
+		s.c.cfg.Log.Debug("filtered", "url", u.URL, "reason", dec.Reason)
+		s.count(func(st *Stats) { st.Filtered++; st.Done++ })
+		return true, nil
 	}
 
 	entry, requested, err := s.robotsFor(ctx, d, parsed)
@@ -250,6 +262,14 @@ func (s *stage) follow(ctx context.Context, d *domain, u *store.DueURL, resp *fe
 		rec.Error = fmt.Sprintf("redirect: %v", err)
 		return nil
 	}
+	dec := s.decide(target, u.Level, false)
+	if !dec.Accept {
+		rec.Error = fmt.Sprintf("redirect to %s rejected by the URL filter: %s", target, dec.Reason)
+		return nil
+	}
+	if dec.URL != nil {
+		target = dec.URL
+	}
 	s.mu.Lock()
 	hops := s.hops[u.ID] + 1
 	s.mu.Unlock()
@@ -280,6 +300,11 @@ func (s *stage) follow(ctx context.Context, d *domain, u *store.DueURL, resp *fe
 		s.sched.addHost(target.Host)
 	}
 	return nil
+}
+
+// decide asks the URL filter about u.
+func (s *stage) decide(u *url.URL, level int, seed bool) filter.Decision {
+	return s.c.cfg.Filter.Decide(filter.Input{URL: u, Level: level, Seed: seed, SeedDomains: s.seedDomains})
 }
 
 // fail records a URL that could not be crawled for a reason of strata's own.

@@ -223,3 +223,21 @@ func TestConfigCheckExample(t *testing.T) {
 		t.Fatalf("config.example.toml does not pass config check: %v", err)
 	}
 }
+
+func TestFilterTest(t *testing.T) {
+	e := newEnv(t, "[filter]\nall = [ { default = true }, { name = \"calendar\", not = { path_glob = \"/calendar/**\" } } ]\n")
+	e.mustRun("seed", "add", "https://www.example.edu/")
+	out := e.mustRun("filter", "test", "https://news.example.edu/story?utm_source=x&id=3",
+		"https://www.example.edu/calendar/2026/11", "https://elsewhere.example/", "https://www.example.edu/logo.png", "ftp://x/")
+	for _, want := range []string{
+		"accept  https://news.example.edu/story?utm_source=x&id=3", "crawled as https://news.example.edu/story?id=3",
+		"reject  https://www.example.edu/calendar/2026/11", "[calendar]",
+		"reject  https://elsewhere.example/", "seed",
+		"reject  https://www.example.edu/logo.png",
+		"reject  ftp://x/", "not supported",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("filter test output lacks %q:\n%s", want, out)
+		}
+	}
+}

@@ -164,6 +164,7 @@ func (a *app) newCrawler(ctx context.Context, db *store.DB, progress func(crawle
 		Log:         a.log,
 		Progress:    progress,
 		AfterCrash:  afterCrash,
+		Filter:      cfg.Filter,
 	})
 	return c, client.Close, nil
 }
@@ -182,6 +183,9 @@ func summarize(runID int64, st *crawler.Stats) string {
 		st.Elapsed.Round(time.Second))
 	fmt.Fprintf(&b, " — %d fetched (%d changed, %d unchanged, %d not modified, %d new), %d blocked by robots.txt, %d errors",
 		st.Fetched, st.Changed, st.Unchanged, st.NotModified, st.New, st.Blocked, st.Errors)
+	if st.Filtered > 0 {
+		fmt.Fprintf(&b, ", %d rejected by the URL filter", st.Filtered)
+	}
 	if st.Redirects > 0 {
 		fmt.Fprintf(&b, ", %d redirects followed", st.Redirects)
 	}

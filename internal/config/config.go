@@ -20,6 +20,8 @@ import (
 
 	"github.com/spf13/pflag"
 	"github.com/spf13/viper"
+
+	"github.com/strata-crawler/strata/filter"
 )
 
 // ErrInvalid is wrapped by every error about the configuration itself (as opposed to I/O failures),
@@ -73,8 +75,15 @@ type Config struct {
 		Format string
 	}
 
+	// Filter decides which URLs strata crawls: the [filter] table compiled, or filter.Default().
+	Filter filter.Filter
+
 	sources map[string]string
 }
+
+// filterKey is the one section whose keys are not in the schema: its content is a tree of filters
+// that package filter reads and checks.
+const filterKey = "filter"
 
 // Source reports where the effective value of key came from: "default", "file", "env STRATA_…" or
 // "flag --…".
@@ -258,6 +267,15 @@ func Load(opts Options) (*Config, error) {
 			}
 		}
 	}
+	cfg.Filter = filter.Default()
+	if file != "" && v.InConfig(filterKey) {
+		f, err := filter.FromConfig(v.Get(filterKey), filterKey)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %s: %v", ErrInvalid, cfg.File, err)
+		}
+		cfg.Filter = f
+		cfg.sources[filterKey] = "file"
+	}
 	return cfg, nil
 }
 
@@ -296,6 +314,9 @@ func checkUnknown(v *viper.Viper, file string) error {
 	}
 	var unknown []string
 	for _, k := range v.AllKeys() {
+		if k == filterKey || strings.HasPrefix(k, filterKey+".") {
+			continue
+		}
 		if !known[k] && v.InConfig(k) {
 			unknown = append(unknown, k)
 		}

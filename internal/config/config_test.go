@@ -259,3 +259,41 @@ func TestWriteTOMLRoundTrip(t *testing.T) {
 		t.Errorf("durations should print as Go durations:\n%s", buf.String())
 	}
 }
+
+func TestFilterSection(t *testing.T) {
+	dir := t.TempDir()
+	good := writeFile(t, dir, "good.toml", `
+[filter]
+all = [
+  { default = true },
+  { not = { path_glob = "/calendar/**" } },
+  { expr = 'depth <= 6' },
+]
+`)
+	cfg, err := config.Load(config.Options{File: good, Getenv: noEnv})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Filter == nil || cfg.Source("filter") != "file" {
+		t.Fatalf("filter not loaded: %v %q", cfg.Filter, cfg.Source("filter"))
+	}
+	defaults, _ := config.Load(config.Options{Getenv: noEnv, WorkDir: dir})
+	if defaults.Filter == nil {
+		t.Error("no default filter without a [filter] table")
+	}
+	tests := []struct{ name, toml, want string }{
+		{"bad expression", "[filter]\nexpr = 'host endsWith'\n", "filter.expr: 1:"},
+		{"unknown filter", "[filter]\nall = [ { domian = \"example.edu\" } ]\n", "filter.all[0]"},
+		{"bad regex", "[filter]\nurl_regex = \"a(b\"\n", "filter.url_regex"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := writeFile(t, t.TempDir(), "bad.toml", tt.toml)
+			_, err := config.Load(config.Options{File: f, Getenv: noEnv})
+			if err == nil || !errors.Is(err, config.ErrInvalid) || !strings.Contains(err.Error(), tt.want) ||
+				!strings.Contains(err.Error(), f) || strings.Contains(err.Error(), "\n") {
+				t.Errorf("error %v; want one line naming %s and %q", err, f, tt.want)
+			}
+		})
+	}
+}

@@ -72,6 +72,7 @@ type DueURL struct {
 	LastModified string
 	ContentHash  string
 	RootID       int64
+	IsSeed       bool
 	ArchivePath  string // of the current stored version, "" if none
 }
 
@@ -82,10 +83,10 @@ func (db *DB) NextDue(ctx context.Context, host string) (*DueURL, error) {
 	var d DueURL
 	var etag, lm, hash, archived sql.NullString
 	var root sql.NullInt64
-	err := db.sql.QueryRowContext(ctx, `SELECT id, url, host, level, fr_max, etag, last_modified, content_hash, root_id,
+	err := db.sql.QueryRowContext(ctx, `SELECT id, url, host, level, fr_max, etag, last_modified, content_hash, root_id, is_seed,
 		(SELECT archive_path FROM fetches f WHERE f.url_id = urls.id AND f.archive_path IS NOT NULL ORDER BY f.id DESC LIMIT 1)
 		FROM urls WHERE host = ? AND state = 'active' AND fr = 0 ORDER BY level DESC, id LIMIT 1`, host).
-		Scan(&d.ID, &d.URL, &d.Host, &d.Level, &d.FrMax, &etag, &lm, &hash, &root, &archived)
+		Scan(&d.ID, &d.URL, &d.Host, &d.Level, &d.FrMax, &etag, &lm, &hash, &root, &d.IsSeed, &archived)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("next due URL of %s: %w", host, ErrNotFound)
 	}

@@ -1,0 +1,452 @@
+package pagetext
+
+import (
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/net/html"
+)
+
+// blockElements start and end a block. Lists, tables, <pre> and <br> have
+// their own rules (see renderer.element).
+var blockElements = map[string]bool{
+	"address": true, "article": true, "aside": true, "blockquote": true, "body": true,
+	"caption": true, "center": true, "details": true, "dialog": true, "div": true,
+	"fieldset": true, "figcaption": true, "figure": true, "footer": true, "form": true,
+	"frameset": true, "h1": true, "h2": true, "h3": true, "h4": true, "h5": true,
+	"h6": true, "header": true, "hgroup": true, "html": true, "legend": true, "main": true,
+	"nav": true, "p": true, "search": true, "section": true, "summary": true,
+	"table": true, "tbody": true, "td": true, "tfoot": true, "th": true, "thead": true,
+	"tr": true,
+}
+
+// listElements make one block of their items, one line per item.
+var listElements = map[string]bool{"ul": true, "ol": true, "dl": true, "menu": true, "dir": true}
+
+// itemElements are the lines of a list.
+var itemElements = map[string]bool{"li": true, "dt": true, "dd": true}
+
+// preElements keep their line structure.
+var preElements = map[string]bool{"pre": true, "listing": true, "xmp": true, "plaintext": true}
+
+// layoutMarkers inside a table's cell mark it as a layout table: a data
+// table's cells hold a value or a sentence, not sections of a page.
+var layoutMarkers = map[string]bool{
+	"table": true, "h1": true, "h2": true, "h3": true, "h4": true, "h5": true, "h6": true,
+	"ul": true, "ol": true, "dl": true, "menu": true, "pre": true, "blockquote": true,
+	"form": true, "hr": true, "section": true, "article": true, "nav": true, "aside": true,
+	"header": true, "footer": true, "main": true, "fieldset": true, "figure": true,
+	"address": true,
+}
+
+// maxColspan bounds the empty cells added for a colspan.
+const maxColspan = 64
+
+// tabWidth is the tab stop used to expand tabs in <pre> (CSS tab-size).
+const tabWidth = 8
+
+// renderNode returns the text of the tree under n by the block rules
+// described in the package comment.
+func renderNode(n *html.Node) string {
+	r := &renderer{linkEnd: -1}
+	r.walk(n)
+	r.endBlock()
+	return strings.Join(r.blocks, "\n\n")
+}
+
+// renderer accumulates blocks of lines.
+type renderer struct {
+	blocks    []string // finished blocks
+	lines     []string // finished lines of the current block
+	line      []byte   // the current line, whitespace already collapsed
+	space     bool     // a space is due before the next character of line
+	afterBR   bool     // the last thing in this block was a <br> ending a line
+	listDepth int      // >0 inside a list: blocks become lines
+	flat      bool     // inside a table cell: every break is a space
+	preFrom   int      // token mode: index in lines of the open <pre>'s first line
+	linkEnd   int      // len(line) when the last <a> ended, -1 if none on this line
+}
+
+func (r *renderer) walk(n *html.Node) {
+	switch n.Type {
+	case html.TextNode:
+		r.text(n.Data)
+	case html.DocumentNode:
+		r.children(n)
+	case html.ElementNode:
+		r.element(n)
+	}
+}
+
+func (r *renderer) children(n *html.Node) {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		r.walk(c)
+	}
+}
+
+func (r *renderer) element(n *html.Node) {
+	if n.Namespace != "" { // MathML (svg is pruned): its text, inline
+		r.children(n)
+		return
+	}
+	name := n.Data
+	switch {
+	case name == "br":
+		r.br()
+	case name == "a":
+		// Links that touch ("<a>Home</a><a>About</a>", a calendar's day
+		// number and its events) are separated by a space: CSS keeps them
+		// apart on screen, and glued words would corrupt the text.
+		if len(r.line) > 0 && r.linkEnd == len(r.line) {
+			r.space = true
+		}
+		r.children(n)
+		r.linkEnd = len(r.line)
+	case name == "hr":
+		r.blockBreak()
+	case preElements[name]:
+		r.pre(n)
+	case name == "table" && !r.flat && !isLayoutTable(n):
+		r.dataTable(n)
+	case listElements[name]:
+		r.blockBreak()
+		r.listDepth++
+		r.children(n)
+		r.listDepth--
+		r.blockBreak()
+	case itemElements[name]:
+		r.lineBreak()
+		r.children(n)
+		r.lineBreak()
+	case blockElements[name]:
+		r.blockBreak()
+		r.children(n)
+		r.blockBreak()
+	default:
+		r.children(n)
+	}
+}
+
+// text appends s to the current line, collapsing whitespace.
+func (r *renderer) text(s string) {
+	for _, c := range s {
+		switch {
+		case isSpace(c):
+			if len(r.line) > 0 {
+				r.space = true
+			}
+		case dropRune(c):
+		default:
+			if r.space {
+				r.line = append(r.line, ' ')
+				r.space = false
+			}
+			r.line = utf8.AppendRune(r.line, c)
+			r.afterBR = false
+		}
+	}
+}
+
+// lineBreak ends the current line (a no-op on an empty line).
+func (r *renderer) lineBreak() {
+	if r.flat {
+		r.space = len(r.line) > 0
+		return
+	}
+	for len(r.line) > 0 && r.line[len(r.line)-1] == ' ' { // only <pre> text in token mode ends in spaces
+		r.line = r.line[:len(r.line)-1]
+	}
+	if len(r.line) > 0 {
+		r.lines = append(r.lines, string(r.line))
+		r.line = r.line[:0]
+	}
+	r.linkEnd = -1
+	r.space = false
+	r.afterBR = false
+}
+
+// endBlock ends the current block (a no-op on an empty block).
+func (r *renderer) endBlock() {
+	r.lineBreak()
+	if len(r.lines) > 0 {
+		r.blocks = append(r.blocks, strings.Join(r.lines, "\n"))
+		r.lines = r.lines[:0]
+	}
+}
+
+// blockBreak is what a block element does at its edges: a new block, or a
+// new line inside a list.
+func (r *renderer) blockBreak() {
+	if r.listDepth > 0 || r.flat {
+		r.lineBreak()
+		return
+	}
+	r.endBlock()
+}
+
+// br ends the line; a second <br> with no text in between (the "<br><br>"
+// paragraphs of older pages and forums) ends the block.
+func (r *renderer) br() {
+	switch {
+	case r.flat:
+		r.lineBreak()
+	case len(r.line) > 0:
+		r.lineBreak()
+		r.afterBR = true
+	case r.afterBR:
+		r.blockBreak()
+	}
+}
+
+// pre renders preformatted text: its lines are kept, each with trailing
+// whitespace trimmed, tabs expanded and the indentation common to all lines
+// removed; blank lines are dropped so that a block never holds one.
+func (r *renderer) pre(n *html.Node) {
+	if r.flat {
+		r.children(n)
+		return
+	}
+	var raw strings.Builder
+	collectPre(n, &raw)
+	r.blockBreak()
+	from := len(r.lines)
+	s := strings.ReplaceAll(raw.String(), "\r\n", "\n")
+	s = strings.ReplaceAll(s, "\r", "\n")
+	for l := range strings.SplitSeq(s, "\n") {
+		if l = preLine(l); l != "" {
+			r.lines = append(r.lines, l)
+		}
+	}
+	dedent(r.lines[from:])
+	r.blockBreak()
+}
+
+// dedent removes the indentation common to lines (none of them empty).
+func dedent(lines []string) {
+	indent := -1
+	for _, l := range lines {
+		if in := len(l) - len(strings.TrimLeft(l, " ")); indent < 0 || in < indent {
+			indent = in
+		}
+	}
+	for i := range lines {
+		lines[i] = lines[i][indent:]
+	}
+}
+
+// collectPre appends the raw text under n, with <br> and block edges as
+// newlines.
+func collectPre(n *html.Node, b *strings.Builder) {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		switch c.Type {
+		case html.TextNode:
+			b.WriteString(c.Data)
+		case html.ElementNode:
+			switch {
+			case c.Data == "br":
+				b.WriteByte('\n')
+			case blockElements[c.Data] || itemElements[c.Data] || listElements[c.Data]:
+				b.WriteByte('\n')
+				collectPre(c, b)
+				b.WriteByte('\n')
+			default:
+				collectPre(c, b)
+			}
+		}
+	}
+}
+
+// preLine cleans one line of preformatted text: tabs expanded to the next
+// multiple of tabWidth, other whitespace as a space, invisible characters
+// dropped, trailing spaces trimmed.
+func preLine(l string) string {
+	var b strings.Builder
+	col := 0
+	for _, c := range l {
+		switch {
+		case c == '\t':
+			for {
+				b.WriteByte(' ')
+				col++
+				if col%tabWidth == 0 {
+					break
+				}
+			}
+		case isSpace(c):
+			b.WriteByte(' ')
+			col++
+		case dropRune(c):
+		default:
+			b.WriteRune(c)
+			col++
+		}
+	}
+	return strings.TrimRight(b.String(), " ")
+}
+
+// dataTable renders a table as one block: the caption, then one line per
+// row with the cells separated by tabs. Trailing empty cells and empty rows
+// are dropped, a row with one non-empty cell is just that cell, and a
+// colspan adds empty cells so that columns stay aligned.
+func (r *renderer) dataTable(n *html.Node) {
+	r.blockBreak()
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type != html.ElementNode {
+			continue
+		}
+		switch c.Data {
+		case "caption":
+			r.addLine(cellText(c))
+		case "tr":
+			r.addLine(rowText(c))
+		case "thead", "tbody", "tfoot":
+			for tr := c.FirstChild; tr != nil; tr = tr.NextSibling {
+				if tr.Type == html.ElementNode && tr.Data == "tr" {
+					r.addLine(rowText(tr))
+				}
+			}
+		}
+	}
+	r.blockBreak()
+}
+
+// addLine adds a finished line to the current block.
+func (r *renderer) addLine(l string) {
+	r.lineBreak()
+	if l != "" {
+		r.lines = append(r.lines, l)
+	}
+}
+
+// rowText joins the cells of tr with tabs.
+func rowText(tr *html.Node) string {
+	var cells []string
+	for c := tr.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type != html.ElementNode || (c.Data != "td" && c.Data != "th") {
+			continue
+		}
+		cells = append(cells, cellText(c))
+		for range min(colspan(c), maxColspan) - 1 {
+			cells = append(cells, "")
+		}
+	}
+	for len(cells) > 0 && cells[len(cells)-1] == "" {
+		cells = cells[:len(cells)-1]
+	}
+	// A row with a single non-empty cell (an image beside a caption, a
+	// spacer column) is that cell's text, without leading tabs.
+	nonEmpty, last := 0, ""
+	for _, c := range cells {
+		if c != "" {
+			nonEmpty, last = nonEmpty+1, c
+		}
+	}
+	if nonEmpty <= 1 {
+		return last
+	}
+	return strings.Join(cells, "\t")
+}
+
+// cellText is the text of a cell on one line.
+func cellText(n *html.Node) string {
+	r := &renderer{flat: true, linkEnd: -1}
+	r.children(n)
+	return string(r.line)
+}
+
+func colspan(n *html.Node) int {
+	for _, a := range n.Attr {
+		if a.Key == "colspan" && a.Namespace == "" {
+			if v, err := strconv.Atoi(strings.TrimSpace(a.Val)); err == nil && v > 1 {
+				return v
+			}
+		}
+	}
+	return 1
+}
+
+// isLayoutTable reports whether a table lays out a page rather than
+// holding data: it says role="presentation" (or "none"), or a cell holds
+// a nested table or a section-like element (layoutMarkers), or two or more
+// paragraphs or divs. Its rows and cells are then rendered as blocks.
+func isLayoutTable(t *html.Node) bool {
+	for _, a := range t.Attr {
+		if a.Key == "role" && a.Namespace == "" {
+			if v := strings.ToLower(strings.TrimSpace(a.Val)); v == "presentation" || v == "none" {
+				return true
+			}
+		}
+	}
+	var inCell func(n *html.Node, blocks *int) bool
+	inCell = func(n *html.Node, blocks *int) bool {
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			if c.Type != html.ElementNode {
+				continue
+			}
+			if layoutMarkers[c.Data] {
+				return true
+			}
+			if blockElements[c.Data] || itemElements[c.Data] {
+				if *blocks++; *blocks > 1 {
+					return true
+				}
+			}
+			if inCell(c, blocks) {
+				return true
+			}
+		}
+		return false
+	}
+	var rows func(n *html.Node) bool
+	rows = func(n *html.Node) bool {
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			if c.Type != html.ElementNode {
+				continue
+			}
+			switch c.Data {
+			case "td", "th":
+				blocks := 0
+				if inCell(c, &blocks) {
+					return true
+				}
+			case "thead", "tbody", "tfoot", "tr":
+				if rows(c) {
+					return true
+				}
+			case "caption", "colgroup", "col":
+			default: // content misplaced in the table: not a clean data table
+				if blockElements[c.Data] || layoutMarkers[c.Data] {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	return rows(t)
+}
+
+// isSpace reports the characters collapsed to one space: Unicode white
+// space, which includes the no-break and ideographic spaces.
+func isSpace(c rune) bool {
+	return unicode.IsSpace(c)
+}
+
+// dropRune reports invisible characters removed from the text: control
+// characters, zero-width space, word joiner, byte order mark, soft hyphen.
+func dropRune(c rune) bool {
+	switch c {
+	case '\u200b', '\u2060', '\ufeff', '\u00ad':
+		return true
+	}
+	return unicode.IsControl(c)
+}
+
+// collapse returns s with whitespace collapsed and trimmed and invisible
+// characters removed.
+func collapse(s string) string {
+	r := &renderer{flat: true, linkEnd: -1}
+	r.text(s)
+	return string(r.line)
+}
