@@ -3,10 +3,12 @@ package main
 import (
 	"database/sql"
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -69,23 +71,28 @@ func TestProcessExitCodes(t *testing.T) {
 	}
 }
 
-// TestKillDuringCrawl kills a crawl with SIGKILL while it is working, then runs the next crawl to the
-// end, and checks what a cron user relies on: the database is intact, the killed run is marked
-// interrupted, every page got crawled, nothing is left due, and no site saw a politeness violation
-// across the kill.
+// TestKillDuringCrawl kills three crawls with SIGKILL at different points while they fetch and write
+// versions (every page changes on every visit), then runs a fourth to the end, and checks what a cron
+// user relies on: the database is intact, the killed runs are marked interrupted, every page got
+// crawled and nothing is left due, every recorded version is complete on disk, no temporary file and
+// no unrecorded version survives, and no site saw a politeness violation across the kills.
 func TestKillDuringCrawl(t *testing.T) {
 	web := testweb.New(t)
 	sites := web.AddSites(t, 4)
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "strata.toml")
-	const gap = 40 * time.Millisecond
-	os.WriteFile(cfg, []byte("[politeness]\nloopback_delay = \"40ms\"\n[crawl]\nuser_agent = \"strata-test/1 (+https://lab.example/c)\"\n"), 0o644)
+	const gap = 30 * time.Millisecond
+	os.WriteFile(cfg, []byte("[politeness]\nloopback_delay = \"30ms\"\n[crawl]\nuser_agent = \"strata-test/1 (+https://lab.example/c)\"\n"), 0o644)
 	var seeds []string
+	var visits atomic.Int64
 	for i, s := range sites {
 		s.Robots("User-agent: *\nAllow: /\n")
 		for p := 0; p < 25; p++ {
 			path := fmt.Sprintf("/p%02d", p)
-			s.Page(path, fmt.Sprintf("<p>site %d page %d</p>", i, p))
+			s.Handle(path, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "text/html")
+				fmt.Fprintf(w, "<html><body><p>site %d page %d visit %d</p></body></html>", i, p, visits.Add(1))
+			}))
 			seeds = append(seeds, s.URL(path))
 		}
 	}
@@ -95,31 +102,30 @@ func TestKillDuringCrawl(t *testing.T) {
 		t.Fatalf("seed add: %s", errs)
 	}
 
-	cmd := exec.Command(os.Args[0], "--config", cfg, "crawl")
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "STRATA_TEST_MAIN=1")
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	deadline := time.Now().Add(30 * time.Second)
-	for pages(web) < 30 && time.Now().Before(deadline) {
-		time.Sleep(5 * time.Millisecond)
-	}
-	cmd.Process.Kill()
-	cmd.Wait()
-	killedAt := pages(web)
-	if killedAt >= 100 {
-		t.Fatalf("the first crawl finished (%d pages) before it could be killed", killedAt)
+	for _, killAt := range []int{12, 47, 81} {
+		cmd := exec.Command(os.Args[0], "--config", cfg, "crawl")
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "STRATA_TEST_MAIN=1")
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		deadline := time.Now().Add(30 * time.Second)
+		for pages(web) < killAt && time.Now().Before(deadline) {
+			time.Sleep(time.Millisecond)
+		}
+		cmd.Process.Kill()
+		cmd.Wait()
+		t.Logf("killed a crawl after %d page requests in all", pages(web))
 	}
 
 	out, errs, code := strata(t, dir, "--config", cfg, "crawl")
 	if code != 0 {
-		t.Fatalf("crawl after kill: exit %d\n%s", code, errs)
+		t.Fatalf("crawl after the kills: exit %d\n%s", code, errs)
 	}
 	if !strings.Contains(errs, "an earlier run was cut off") {
-		t.Errorf("the second crawl did not notice the killed run: %s", errs)
+		t.Errorf("the last crawl did not notice the killed run: %s", errs)
 	}
-	t.Logf("killed after %d page requests; the next crawl: %s", killedAt, strings.TrimSpace(out))
+	t.Logf("the crawl after the kills: %s", strings.TrimSpace(out))
 
 	db, err := sql.Open("sqlite", filepath.Join(dir, "strata.db"))
 	if err != nil {
@@ -133,13 +139,48 @@ func TestKillDuringCrawl(t *testing.T) {
 	db.QueryRow("SELECT count(*) FROM urls u WHERE NOT EXISTS (SELECT 1 FROM fetches f WHERE f.url_id = u.id)").Scan(&neverFetched)
 	db.QueryRow("SELECT count(*) FROM fetches f WHERE NOT EXISTS (SELECT 1 FROM urls u WHERE u.id = f.url_id)").Scan(&orphans)
 	if integrity != "ok" || due != 0 || neverFetched != 0 || orphans != 0 {
-		t.Errorf("after kill and resume: integrity %q, %d still due, %d never fetched, %d orphan fetches", integrity, due, neverFetched, orphans)
+		t.Errorf("after the kills: integrity %q, %d still due, %d never fetched, %d orphan fetches", integrity, due, neverFetched, orphans)
 	}
 	var statuses string
 	db.QueryRow("SELECT group_concat(status, ',') FROM (SELECT status FROM runs ORDER BY id)").Scan(&statuses)
-	if statuses != "interrupted,completed" {
-		t.Errorf("run statuses %q, want interrupted,completed", statuses)
+	if statuses != "interrupted,interrupted,interrupted,completed" {
+		t.Errorf("run statuses %q", statuses)
 	}
+
+	// The archive: every recorded version complete, nothing else left.
+	root := filepath.Join(dir, "archive")
+	recorded := map[string]bool{}
+	rows, err := db.Query("SELECT archive_path FROM fetches WHERE archive_path IS NOT NULL")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var p string
+		rows.Scan(&p)
+		recorded[p] = true
+		for _, f := range []string{"page.html", "page.txt", "page.json"} {
+			if _, err := os.Stat(filepath.Join(root, p, f)); err != nil {
+				t.Errorf("recorded version %s lacks %s", p, f)
+			}
+		}
+	}
+	rows.Close()
+	if len(recorded) < 100 {
+		t.Errorf("only %d versions recorded", len(recorded))
+	}
+	filepath.WalkDir(root, func(p string, e os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, filepath.Dir(p))
+		switch {
+		case strings.HasPrefix(e.Name(), ".strata-tmp-"):
+			t.Errorf("temporary file survived: %s", p)
+		case strings.HasPrefix(e.Name(), "page.") && !recorded[filepath.ToSlash(rel)]:
+			t.Errorf("unrecorded version file survived: %s", p)
+		}
+		return nil
+	})
 	for _, v := range web.Violations(testweb.CheckOptions{MinGap: gap}) {
 		t.Error(v)
 	}

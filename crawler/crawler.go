@@ -24,6 +24,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/strata-crawler/strata/archive"
 	"github.com/strata-crawler/strata/filter"
 	"github.com/strata-crawler/strata/internal/fetch"
 	"github.com/strata-crawler/strata/internal/polite"
@@ -62,6 +63,20 @@ type Fetcher interface {
 
 var _ Fetcher = (*fetch.Client)(nil)
 
+// Archive stores page versions. *archive.Dir implements it.
+type Archive interface {
+	// Write stores a version in the run's directory and returns its path relative to the archive
+	// root; on an error nothing of the version is left behind.
+	Write(runStart time.Time, v archive.Version) (string, error)
+	// Snapshot links the stored version at from into the run's directory.
+	Snapshot(runStart time.Time, pageURL, from string) (string, error)
+}
+
+var _ Archive = (*archive.Dir)(nil)
+
+// TextFunc extracts the title and the readable text of a page from its UTF-8 body.
+type TextFunc func(body []byte, contentType, pageURL string) (title, text string)
+
 // RobotsFetcher fetches the robots.txt of an origin (scheme://host[:port]).
 type RobotsFetcher func(ctx context.Context, origin *url.URL) robots.Result
 
@@ -88,6 +103,13 @@ type Config struct {
 	AfterCrash bool
 	// Filter decides every URL before it is requested or joins the run; nil means filter.Default().
 	Filter filter.Filter
+	// Archive stores new and changed versions; nil stores none (fetches are still recorded).
+	Archive Archive
+	// Text extracts the text that is archived and compared between versions; nil uses the body.
+	Text TextFunc
+	// Snapshot hard-links each unchanged page's current version into the run's directory, so every
+	// run directory is a complete snapshot.
+	Snapshot bool
 }
 
 // Crawler runs crawl stages.

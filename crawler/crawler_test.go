@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/strata-crawler/strata/archive"
 	"github.com/strata-crawler/strata/crawler"
 	"github.com/strata-crawler/strata/filter"
 	"github.com/strata-crawler/strata/internal/fetch"
@@ -34,6 +36,8 @@ type harness struct {
 	cfg   crawler.Config
 	fopts fetch.Options
 	runs  int
+	last  time.Time // start of the last run
+	arch  *archive.Dir
 }
 
 type harnessOptions struct {
@@ -42,6 +46,8 @@ type harnessOptions struct {
 	maxBytes     int64
 	maxDuration  time.Duration
 	allowPrivate func(string) bool
+	archive      bool // store versions in an archive under t.TempDir()
+	snapshot     bool
 }
 
 func newHarness(t *testing.T, o harnessOptions) *harness {
@@ -76,7 +82,14 @@ func newHarness(t *testing.T, o harnessOptions) *harness {
 		AllowPrivate: allow, LookupNetIP: h.web.Resolver(), Wrap: h.gate.Transport}
 	client = fetch.New(h.fopts)
 	t.Cleanup(client.Close)
-	h.cfg = crawler.Config{UserAgent: userAgent, Workers: 8, PageTimeout: o.pageTimeout, MaxDuration: o.maxDuration}
+	h.cfg = crawler.Config{UserAgent: userAgent, Workers: 8, PageTimeout: o.pageTimeout, MaxDuration: o.maxDuration,
+		Snapshot: o.snapshot, Text: stripTags}
+	if o.archive {
+		if h.arch, err = archive.Open(filepath.Join(t.TempDir(), "archive")); err != nil {
+			t.Fatal(err)
+		}
+		h.cfg.Archive = h.arch
+	}
 	robotsClient := client.HTTPClient()
 	h.c = crawler.New(db, client, func(ctx context.Context, origin *url.URL) robots.Result {
 		return robots.Fetch(ctx, robotsClient, origin, userAgent)
@@ -96,11 +109,34 @@ func (h *harness) seed(level, frMax int, urls ...string) {
 	}
 }
 
-// crawl runs one stage as a run of its own.
+// stripTags is a stand-in text extractor: the tests here are about the pipeline, not about text.
+func stripTags(body []byte, contentType, pageURL string) (string, string) {
+	var b strings.Builder
+	in := false
+	for _, r := range string(body) {
+		switch {
+		case r == '<':
+			in = true
+		case r == '>':
+			in = false
+			b.WriteByte(' ')
+		case !in:
+			b.WriteRune(r)
+		}
+	}
+	return "", strings.Join(strings.Fields(b.String()), " ")
+}
+
+// crawl runs one stage as a run of its own. Like the command line, it starts each run in a second of
+// its own, as run directories are named to the second.
 func (h *harness) crawl() (*crawler.Stats, error) {
 	h.t.Helper()
 	h.runs++
+	if next := h.last.Truncate(time.Second).Add(time.Second); h.arch != nil && time.Now().Before(next) {
+		time.Sleep(time.Until(next))
+	}
 	start := time.Now()
+	h.last = start
 	id, err := h.db.BeginRun(h.t.Context(), start, 0)
 	if err != nil {
 		h.t.Fatal(err)
@@ -488,5 +524,110 @@ func TestCrawlDefaultFilterKeepsToSeedDomains(t *testing.T) {
 	info, err := h.db.URLInfo(t.Context(), home.URL("/"))
 	if err != nil || !strings.Contains(info.LastError, "rejected by the URL filter") || !strings.Contains(info.LastError, "seed") {
 		t.Errorf("the redirect's fetch should say the filter refused its target: %+v, %v", info, err)
+	}
+}
+
+func TestCrawlArchivesNewAndChangedVersionsOnly(t *testing.T) {
+	h := newHarness(t, harnessOptions{archive: true})
+	s := h.web.AddSite(t)
+	s.Page("/news", "<html><body><p>first story</p></body></html>")
+	h.seed(0, 1, s.URL("/news"))
+
+	h.mustCrawl()
+	s.Page("/news", "<html><body>\n<p>first   story</p>\n</body></html>") // markup and spacing only
+	if st := h.mustCrawl(); st.Unchanged != 1 {
+		t.Errorf("white space and markup churn counted as a change: %+v", st)
+	}
+	s.Page("/news", "<html><body><p>second story</p></body></html>")
+	if st := h.mustCrawl(); st.Changed != 1 {
+		t.Errorf("a text change was not detected: %+v", st)
+	}
+	versions := h.archivedVersions(s.URL("/news"))
+	if len(versions) != 2 {
+		t.Fatalf("%d versions archived, want 2 (first and changed): %v", len(versions), versions)
+	}
+	second, err := h.arch.ReadMeta(versions[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if second.Replaces != versions[0] || second.URL != s.URL("/news") || second.RawFile != "page.html" {
+		t.Errorf("second version's page.json: %+v", second)
+	}
+	if txt, _ := h.arch.ReadText(versions[1]); txt != "second story" {
+		t.Errorf("page.txt = %q", txt)
+	}
+}
+
+// archivedVersions lists the archive paths recorded for a URL, oldest first, checking each is complete.
+func (h *harness) archivedVersions(u string) []string {
+	h.t.Helper()
+	paths, err := h.db.ArchivePaths(h.t.Context(), u)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	for _, p := range paths {
+		for _, f := range []string{"page.html", "page.txt", "page.json"} {
+			if _, err := os.Stat(filepath.Join(h.arch.Root(), p, f)); err != nil {
+				h.t.Errorf("version %s lacks %s: %v", p, f, err)
+			}
+		}
+	}
+	return paths
+}
+
+func TestCrawlSnapshotLinksUnchangedPages(t *testing.T) {
+	h := newHarness(t, harnessOptions{archive: true, snapshot: true})
+	s := h.web.AddSite(t)
+	s.Page("/", "<p>steady</p>")
+	h.seed(0, 1, s.URL("/"))
+	h.mustCrawl()
+	h.mustCrawl()
+	runs, _ := os.ReadDir(h.arch.Root())
+	if len(runs) != 2 {
+		t.Fatalf("%d run directories, want 2", len(runs))
+	}
+	for _, r := range runs {
+		if _, err := os.Stat(filepath.Join(h.arch.Root(), r.Name(), hostDirOf(s), "page.txt")); err != nil {
+			t.Errorf("run %s lacks the page: %v", r.Name(), err)
+		}
+	}
+	if v := h.archivedVersions(s.URL("/")); len(v) != 1 {
+		t.Errorf("%d versions recorded, want 1: a snapshot link is not a version", len(v))
+	}
+}
+
+func hostDirOf(s *testweb.Site) string {
+	return strings.ReplaceAll(s.Host(), ":", "_") + "_http"
+}
+
+func TestCrawlArchiveFailureIsRecordedAndTheStageGoesOn(t *testing.T) {
+	h := newHarness(t, harnessOptions{archive: true})
+	bad, good := h.web.AddSite(t), h.web.AddSite(t)
+	bad.Page("/", "<p>cannot be stored</p>")
+	good.Page("/", "<p>stored</p>")
+	h.seed(0, 1, bad.URL("/"), good.URL("/"))
+	// The directory of bad's host is taken by a file, as a full or read-only disk would refuse it.
+	h.last = time.Now()
+	runDir := filepath.Join(h.arch.Root(), archive.RunDir(h.last.Truncate(time.Second).Add(time.Second)))
+	os.MkdirAll(runDir, 0o755)
+	os.WriteFile(filepath.Join(runDir, hostDirOf(bad)), []byte("in the way"), 0o644)
+
+	st := h.mustCrawl()
+	if st.Errors != 1 || st.Fetched != 2 {
+		t.Errorf("stats %+v; want both fetched and one archive error", st)
+	}
+	info, _ := h.db.URLInfo(t.Context(), bad.URL("/"))
+	if !strings.Contains(info.LastError, "archive:") {
+		t.Errorf("the failed page's fetch does not say why: %q", info.LastError)
+	}
+	if v := h.archivedVersions(good.URL("/")); len(v) != 1 {
+		t.Errorf("the good site's page was not archived: %v", v)
+	}
+	if v := h.archivedVersions(bad.URL("/")); len(v) != 0 {
+		t.Errorf("a version was recorded for the page that could not be stored: %v", v)
+	}
+	// Next run, with the disk fixed, the page is archived: its change was not lost.
+	if st := h.mustCrawl(); len(h.archivedVersions(bad.URL("/"))) != 1 {
+		t.Errorf("the page was not archived on the next run: %+v", st)
 	}
 }

@@ -8,8 +8,10 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strings"
 	"time"
 
+	"github.com/strata-crawler/strata/archive"
 	"github.com/strata-crawler/strata/filter"
 	"github.com/strata-crawler/strata/internal/fetch"
 	"github.com/strata-crawler/strata/internal/robots"
@@ -92,7 +94,8 @@ func (s *stage) nextURL(ctx context.Context, d *domain) (*store.DueURL, error) {
 	}
 }
 
-// crawl takes one URL through the pipeline: fetch → outcome → change detection → follow → record.
+// crawl takes one URL through the pipeline: fetch → outcome → text → change detection → archive →
+// follow → record. The fetch row is recorded only after the archive holds the version it points at.
 func (s *stage) crawl(ctx context.Context, d *domain, u *store.DueURL) error {
 	started := s.c.cfg.Now()
 	s.requests.Add(1)
@@ -107,7 +110,9 @@ func (s *stage) crawl(ctx context.Context, d *domain, u *store.DueURL) error {
 	}
 	if resp != nil {
 		rec.Duration = resp.Duration
-		s.detectChange(&rec, u, resp)
+		p := s.extract(resp)
+		s.detectChange(&rec, u, resp, p)
+		s.archive(&rec, u, resp, p)
 		if err := s.follow(ctx, d, u, resp, &rec); err != nil {
 			return err
 		}
@@ -235,15 +240,73 @@ func (s *stage) outcome(d *domain, u *store.DueURL, resp *fetch.Response, ferr e
 	return rec, true
 }
 
-// detectChange compares the content with the stored version. The first version of a page is not a
-// change: the paper counts changes between consecutive records.
-func (s *stage) detectChange(rec *store.FetchRecord, u *store.DueURL, resp *fetch.Response) {
+// page is what the pipeline reads out of a response.
+type page struct {
+	title, text string
+}
+
+// extract returns the title and readable text of a kept 200 response.
+func (s *stage) extract(resp *fetch.Response) page {
+	if !resp.Kept || resp.Status != http.StatusOK {
+		return page{}
+	}
+	if s.c.cfg.Text == nil {
+		return page{text: string(resp.Text)}
+	}
+	title, text := s.c.cfg.Text(resp.Text, resp.ContentType, resp.FinalURL)
+	return page{title: title, text: text}
+}
+
+// detectChange compares the page's text, white space collapsed, with the stored version's, so that
+// markup-only churn is not a change. The first version of a page is not a change either: the paper
+// counts changes between consecutive records.
+func (s *stage) detectChange(rec *store.FetchRecord, u *store.DueURL, resp *fetch.Response, p page) {
 	if !resp.Kept || resp.NotModified || resp.Status != http.StatusOK {
 		return
 	}
-	sum := sha256.Sum256(resp.Text)
+	basis := strings.Join(strings.Fields(p.text), " ")
+	if basis == "" {
+		basis = string(resp.Text) // a page without text (images only, say) is compared by its bytes
+	}
+	sum := sha256.Sum256([]byte(basis))
 	rec.ContentHash = hex.EncodeToString(sum[:16])
 	rec.Changed = u.ContentHash != "" && u.ContentHash != rec.ContentHash
+}
+
+// archive writes a new or changed version, or links an unchanged one into the run when snapshots
+// are on. A failure (disk full, permissions) is recorded on the fetch and the stage carries on; the
+// stored hash is left alone so the next crawl sees the change again and archives it then.
+func (s *stage) archive(rec *store.FetchRecord, u *store.DueURL, resp *fetch.Response, p page) {
+	a := s.c.cfg.Archive
+	if a == nil || rec.ContentHash == "" {
+		return
+	}
+	if rec.ContentHash == u.ContentHash && u.ArchivePath != "" {
+		if s.c.cfg.Snapshot {
+			if _, err := a.Snapshot(s.run.Start, u.URL, u.ArchivePath); err != nil {
+				s.c.cfg.Log.Warn("snapshot link failed", "url", u.URL, "error", err)
+			}
+		}
+		return
+	}
+	path, err := a.Write(s.run.Start, archive.Version{
+		Meta: archive.Meta{
+			URL: u.URL, FinalURL: resp.FinalURL, FetchedAt: rec.FetchedAt, Status: resp.Status,
+			ContentType: resp.ContentType, Charset: resp.Charset, Size: int64(len(resp.Body)), Truncated: resp.Truncated,
+			ContentHash: rec.ContentHash, ETag: resp.ETag, LastModified: resp.LastModified, RunID: s.run.ID,
+			Level: u.Level, Title: p.title, Replaces: u.ArchivePath,
+		},
+		Body: resp.Body,
+		Text: p.text,
+	})
+	if err != nil {
+		rec.Error = joinErr(rec.Error, err.Error())
+		rec.ContentHash, rec.Changed = "", false
+		s.c.cfg.Log.Error("could not archive a page; its change is picked up next time", "url", u.URL, "error", err)
+		s.count(func(st *Stats) { st.Errors++ })
+		return
+	}
+	rec.ArchivePath = path
 }
 
 // follow lets a redirect's target join the run as a URL of its own: the next hop is a separate,

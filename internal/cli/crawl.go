@@ -16,6 +16,7 @@ import (
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 
+	"github.com/strata-crawler/strata/archive"
 	"github.com/strata-crawler/strata/crawler"
 	"github.com/strata-crawler/strata/internal/fetch"
 	"github.com/strata-crawler/strata/internal/polite"
@@ -62,12 +63,24 @@ func runCrawl(ctx context.Context, a *app, cron bool) error {
 		return err
 	}
 	defer db.Close()
+	arch, err := archive.Open(a.cfg.Archive.Root)
+	if err != nil {
+		return err
+	}
 	crashed, err := db.CloseStaleRuns(ctx)
 	if err != nil {
 		return err
 	}
-	if len(crashed) > 0 {
-		a.log.Warn("an earlier run was cut off (killed or crashed); marked interrupted, its unreached URLs are due", "runs", len(crashed))
+	for _, r := range crashed {
+		removed, err := arch.Repair(r.StartedAt, func(rel string) bool {
+			ok, err := db.HasArchivePath(ctx, rel)
+			return err != nil || ok // when in doubt, keep
+		})
+		if err != nil {
+			return err
+		}
+		a.log.Warn("an earlier run was cut off (killed or crashed); marked interrupted, its unreached URLs are due",
+			"run", r.ID, "incomplete_versions_removed", removed)
 	}
 
 	var offset time.Duration
@@ -83,13 +96,16 @@ func runCrawl(ctx context.Context, a *app, cron bool) error {
 		}
 	}
 
-	start := time.Now()
+	start, err := distinctRunStart(ctx, db)
+	if err != nil {
+		return err
+	}
 	runID, err := db.BeginRun(ctx, start, offset)
 	if err != nil {
 		return err
 	}
 	progress := newProgress(a)
-	c, closeClient, err := a.newCrawler(ctx, db, progress.update, len(crashed) > 0)
+	c, closeClient, err := a.newCrawler(ctx, db, arch, progress.update, len(crashed) > 0)
 	if err != nil {
 		return err
 	}
@@ -116,6 +132,9 @@ func runCrawl(ctx context.Context, a *app, cron bool) error {
 	if err := db.FinishRun(fctx, run); err != nil && cerr == nil {
 		cerr = err
 	}
+	if err := writeManifest(fctx, db, arch, runID, start); err != nil && cerr == nil {
+		cerr = err
+	}
 	if errors.Is(cerr, crawler.ErrStopped) && ctx.Err() == nil {
 		return nil // the configured time window closed: a normal end under cron
 	}
@@ -124,7 +143,7 @@ func runCrawl(ctx context.Context, a *app, cron bool) error {
 
 // newCrawler wires the stage: a politeness gate inside a guarded fetch client, robots.txt through the
 // same gate, and the store.
-func (a *app) newCrawler(ctx context.Context, db *store.DB, progress func(crawler.Stats), afterCrash bool) (*crawler.Crawler, func(), error) {
+func (a *app) newCrawler(ctx context.Context, db *store.DB, arch *archive.Dir, progress func(crawler.Stats), afterCrash bool) (*crawler.Crawler, func(), error) {
 	cfg := a.cfg
 	seeds, err := db.SeedHosts(ctx)
 	if err != nil {
@@ -165,8 +184,43 @@ func (a *app) newCrawler(ctx context.Context, db *store.DB, progress func(crawle
 		Progress:    progress,
 		AfterCrash:  afterCrash,
 		Filter:      cfg.Filter,
+		Archive:     arch,
+		Snapshot:    cfg.Archive.Snapshot == "hardlink",
 	})
 	return c, client.Close, nil
+}
+
+// writeManifest writes the run directory's manifest.jsonl from the run's fetches.
+func writeManifest(ctx context.Context, db *store.DB, arch *archive.Dir, runID int64, start time.Time) error {
+	entries, err := db.RunManifest(ctx, runID)
+	if err != nil || len(entries) == 0 {
+		return err
+	}
+	lines := make([]archive.ManifestEntry, len(entries))
+	for i, e := range entries {
+		lines[i] = archive.ManifestEntry{URL: e.URL, Outcome: e.Outcome, Path: e.Current}
+	}
+	return arch.WriteManifest(start, lines)
+}
+
+// distinctRunStart returns now, after waiting if needed until the second after the last run's start:
+// run directories are named to the second, and two runs must never share one.
+func distinctRunStart(ctx context.Context, db *store.DB) (time.Time, error) {
+	runs, err := db.RecentRuns(ctx, 1)
+	if err != nil {
+		return time.Time{}, err
+	}
+	if len(runs) > 0 {
+		next := runs[0].StartedAt.Truncate(time.Second).Add(time.Second)
+		if wait := time.Until(next); wait > 0 {
+			select {
+			case <-time.After(wait):
+			case <-ctx.Done():
+				return time.Time{}, ctx.Err()
+			}
+		}
+	}
+	return time.Now(), nil
 }
 
 func hostOnly(hostport string) string {

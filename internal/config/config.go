@@ -47,7 +47,8 @@ type Config struct {
 		Path string // SQLite database file, absolute after Load
 	}
 	Archive struct {
-		Root string // archive root directory, absolute after Load
+		Root     string // archive root directory, absolute after Load
+		Snapshot string // "none" or "hardlink"
 	}
 	Seed struct {
 		Level int // default level of new seeds: how many link levels below a seed are followed
@@ -113,6 +114,9 @@ var schema = []field{
 	{key: "archive.root", def: "archive", path: true,
 		doc: "Directory under which each run writes its dated directory of page versions.",
 		ptr: func(c *Config) any { return &c.Archive.Root }},
+	{key: "archive.snapshot", def: "none", enum: []string{"none", "hardlink"},
+		doc: `"hardlink" links every unchanged page into each run's directory, so each run is a complete browsable snapshot (costs directory entries, not disk space).`,
+		ptr: func(c *Config) any { return &c.Archive.Snapshot }},
 	{key: "seed.level", def: 2, min: 0, max: 100,
 		doc: "Default level of a new seed: links are followed this many levels below it.",
 		ptr: func(c *Config) any { return &c.Seed.Level }},

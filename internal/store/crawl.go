@@ -420,3 +420,22 @@ func (db *DB) URLInfo(ctx context.Context, url string) (*URLInfo, error) {
 	in.LastError = lastErr.String
 	return &in, nil
 }
+
+// ArchivePaths returns the archive paths of a URL's stored versions, oldest first.
+func (db *DB) ArchivePaths(ctx context.Context, url string) ([]string, error) {
+	rows, err := db.sql.QueryContext(ctx, `SELECT f.archive_path FROM fetches f JOIN urls u ON u.id = f.url_id
+		WHERE u.url = ? AND f.archive_path IS NOT NULL ORDER BY f.id`, url)
+	if err != nil {
+		return nil, fmt.Errorf("archive paths of %s: %w", url, err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var p string
+		if err := rows.Scan(&p); err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	return out, rows.Err()
+}
