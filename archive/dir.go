@@ -138,6 +138,22 @@ func (d *Dir) ReadMeta(rel string) (*Meta, error) {
 	return &m, nil
 }
 
+// Check reports whether every file of the version at rel is present; the error wraps
+// fs.ErrNotExist when one is missing (removed by hand, say).
+func (d *Dir) Check(rel string) error {
+	m, err := d.ReadMeta(rel)
+	if err != nil {
+		return err
+	}
+	dir, _ := d.Abs(rel)
+	for _, name := range []string{m.RawFile, TextFile} {
+		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
+			return fmt.Errorf("archive: version %s: %w", rel, err)
+		}
+	}
+	return nil
+}
+
 // ReadText returns the extracted text of the version at rel.
 func (d *Dir) ReadText(rel string) (string, error) {
 	return d.readFile(rel, TextFile)

@@ -1,6 +1,8 @@
 package archive_test
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -47,6 +49,9 @@ func TestWriteAndRead(t *testing.T) {
 	}
 	if raw, err := d.ReadRaw(rel); err != nil || string(raw) != "<p>hello</p>" {
 		t.Errorf("ReadRaw = %q, %v", raw, err)
+	}
+	if err := d.Check(rel); err != nil {
+		t.Errorf("Check of a complete version: %v", err)
 	}
 	// A parent page and a child page live side by side.
 	child, err := d.Write(runStart, version("https://www.mysite.com/d1/d2/d3", "<p>child</p>", "child"))
@@ -129,6 +134,9 @@ func TestRepair(t *testing.T) {
 	os.Remove(filepath.Join(d.Root(), partial, "page.json")) // a crash before page.json
 	os.WriteFile(filepath.Join(d.Root(), known, ".strata-tmp-123"), []byte("half"), 0o644)
 
+	if err := d.Check(partial); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("Check of a version without page.json: %v, want fs.ErrNotExist", err)
+	}
 	n, err := d.Repair(runStart, func(rel string) bool { return rel == known })
 	if err != nil || n != 2 {
 		t.Fatalf("Repair = %d, %v; want 2 versions removed", n, err)

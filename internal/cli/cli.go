@@ -107,7 +107,8 @@ sends more than one request every 10 seconds to any site.`,
 	a.bind(root.PersistentFlags(), "log.format", "log-format", "", "log format: text or json")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.CompletionOptions.DisableDefaultCmd = true
-	root.AddCommand(newVersionCmd(a), newConfigCmd(a), newSeedCmd(a), newStatusCmd(a), newCrawlCmd(a), newFilterCmd(a))
+	root.AddCommand(newVersionCmd(a), newConfigCmd(a), newSeedCmd(a), newStatusCmd(a), newCrawlCmd(a), newFilterCmd(a),
+		newHistoryCmd(a), newShowCmd(a), newDiffCmd(a), newExportCmd(a))
 	return root
 }
 

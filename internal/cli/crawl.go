@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/url"
 	"os"
@@ -19,6 +20,7 @@ import (
 	"github.com/strata-crawler/strata/archive"
 	"github.com/strata-crawler/strata/crawler"
 	"github.com/strata-crawler/strata/internal/fetch"
+	"github.com/strata-crawler/strata/internal/pagetext"
 	"github.com/strata-crawler/strata/internal/polite"
 	"github.com/strata-crawler/strata/internal/robots"
 	"github.com/strata-crawler/strata/internal/runlock"
@@ -186,8 +188,24 @@ func (a *app) newCrawler(ctx context.Context, db *store.DB, arch *archive.Dir, p
 		Filter:      cfg.Filter,
 		Archive:     arch,
 		Snapshot:    cfg.Archive.Snapshot == "hardlink",
+		Text:        textExtractor(pagetext.Mode(cfg.Archive.Text), a.log),
 	})
 	return c, client.Close, nil
+}
+
+// textExtractor returns the crawler's text function: pagetext for HTML, the text itself otherwise.
+func textExtractor(mode pagetext.Mode, log *slog.Logger) crawler.TextFunc {
+	return func(body []byte, contentType, pageURL string) (string, string) {
+		if contentType != "text/html" && contentType != "application/xhtml+xml" {
+			return "", string(body)
+		}
+		t, err := pagetext.Extract(body, pageURL, mode)
+		if err != nil { // only an unknown mode, which the configuration refuses
+			log.Error("text extraction", "url", pageURL, "error", err)
+			return "", ""
+		}
+		return t.Title, t.Body
+	}
 }
 
 // writeManifest writes the run directory's manifest.jsonl from the run's fetches.

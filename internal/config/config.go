@@ -49,6 +49,7 @@ type Config struct {
 	Archive struct {
 		Root     string // archive root directory, absolute after Load
 		Snapshot string // "none" or "hardlink"
+		Text     string // "main" or "full"
 	}
 	Seed struct {
 		Level int // default level of new seeds: how many link levels below a seed are followed
@@ -117,6 +118,9 @@ var schema = []field{
 	{key: "archive.snapshot", def: "none", enum: []string{"none", "hardlink"},
 		doc: `"hardlink" links every unchanged page into each run's directory, so each run is a complete browsable snapshot (costs directory entries, not disk space).`,
 		ptr: func(c *Config) any { return &c.Archive.Snapshot }},
+	{key: "archive.text", def: "full", enum: []string{"full", "main"},
+		doc: `Text kept in page.txt and compared between versions: "full" (all visible text) or "main" (the main content, without navigation and boilerplate).`,
+		ptr: func(c *Config) any { return &c.Archive.Text }},
 	{key: "seed.level", def: 2, min: 0, max: 100,
 		doc: "Default level of a new seed: links are followed this many levels below it.",
 		ptr: func(c *Config) any { return &c.Seed.Level }},

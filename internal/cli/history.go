@@ -1,0 +1,452 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/aymanbagabas/go-udiff"
+	"github.com/mattn/go-isatty"
+	"github.com/spf13/cobra"
+
+	"github.com/strata-crawler/strata/archive"
+	"github.com/strata-crawler/strata/internal/store"
+	"github.com/strata-crawler/strata/internal/urlnorm"
+)
+
+// reader is what the history commands share: the database and the archive.
+type reader struct {
+	db   *store.DB
+	arch *archive.Dir
+}
+
+func (a *app) openReader(ctx context.Context) (*reader, error) {
+	db, err := a.openStore(ctx)
+	if err != nil {
+		return nil, err
+	}
+	arch, err := archive.Open(a.cfg.Archive.Root)
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	return &reader{db: db, arch: arch}, nil
+}
+
+func (r *reader) Close() error { return r.db.Close() }
+
+// versions returns the normalised URL and its stored versions, oldest first.
+func (r *reader) versions(ctx context.Context, rawURL string) (string, []store.Version, error) {
+	u, err := urlnorm.Normalize(rawURL)
+	if err != nil {
+		return "", nil, err
+	}
+	var vs []store.Version
+	err = r.db.EachVersion(ctx, store.VersionFilter{URL: u}, func(v store.Version) error {
+		vs = append(vs, v)
+		return nil
+	})
+	if err == nil && len(vs) == 0 {
+		if _, herr := r.db.History(ctx, u); errors.Is(herr, store.ErrNotFound) {
+			return u, nil, usageError{herr}
+		}
+		return u, nil, fmt.Errorf("%s: no version is stored yet (see strata history)", u)
+	}
+	return u, vs, err
+}
+
+// missing reports whether the error means a version's files are gone from the archive.
+func missing(err error) bool { return errors.Is(err, fs.ErrNotExist) }
+
+// selector picks a version: a run id ("12"), a day ("2026-11-22": the end of that day, UTC) or a
+// time (RFC 3339). The version current then is the last one stored at or before it.
+type selector struct {
+	run int64
+	at  time.Time
+}
+
+func parseSelector(s string) (selector, error) {
+	if n, err := strconv.ParseInt(s, 10, 64); err == nil && n > 0 {
+		return selector{run: n}, nil
+	}
+	if t, err := time.Parse("2006-01-02", s); err == nil {
+		return selector{at: t.Add(24*time.Hour - time.Nanosecond)}, nil
+	}
+	if t, err := time.Parse(time.RFC3339, s); err == nil {
+		return selector{at: t}, nil
+	}
+	return selector{}, usagef("%q is not a run id, a date (2026-11-22) or a time (2026-11-22T03:15:00Z)", s)
+}
+
+// pick returns the version current at sel, or an error naming the earliest stored one.
+func (sel selector) pick(url string, vs []store.Version) (store.Version, error) {
+	var found *store.Version
+	for i := range vs {
+		v := vs[i]
+		if (sel.run != 0 && v.RunID <= sel.run) || (!sel.at.IsZero() && !v.FetchedAt.After(sel.at)) {
+			found = &vs[i]
+		}
+	}
+	if found == nil {
+		return store.Version{}, fmt.Errorf("%s: no version stored by then; the first is from %s (run %d)",
+			url, vs[0].FetchedAt.UTC().Format(time.RFC3339), vs[0].RunID)
+	}
+	return *found, nil
+}
+
+func newHistoryCmd(a *app) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "history URL",
+		Short: "List every fetch of a page: run, time, status, size, whether it changed, the stored version",
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return usagef("history: want exactly one URL, got %d", len(args))
+			}
+			u, err := urlnorm.Normalize(args[0])
+			if err != nil {
+				return fmt.Errorf("history: %w", err)
+			}
+			r, err := a.openReader(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer r.Close()
+			hist, err := r.db.History(cmd.Context(), u)
+			if errors.Is(err, store.ErrNotFound) {
+				return usageError{err}
+			}
+			if err != nil {
+				return err
+			}
+			return printHistory(a.stdout, r.arch, u, hist, asJSON)
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}
+
+type historyJSON struct {
+	Run         int64  `json:"run"`
+	FetchedAt   string `json:"fetched_at"`
+	Status      int    `json:"status"`
+	Size        int64  `json:"size"`
+	Changed     bool   `json:"changed"`
+	NotModified bool   `json:"not_modified"`
+	Stored      bool   `json:"stored"`
+	Error       string `json:"error,omitempty"`
+	Version     string `json:"version,omitempty"`
+	Missing     bool   `json:"missing,omitempty"`
+}
+
+func printHistory(w io.Writer, arch *archive.Dir, u string, hist []store.HistoryEntry, asJSON bool) error {
+	rows := make([]historyJSON, len(hist))
+	for i, h := range hist {
+		rows[i] = historyJSON{Run: h.RunID, FetchedAt: h.FetchedAt.UTC().Format(time.RFC3339), Status: h.Status,
+			Size: h.Size, Changed: h.Changed, NotModified: h.NotModified, Stored: h.Stored != "", Error: h.Error,
+			Version: h.Current}
+		if h.Current != "" {
+			if err := arch.Check(h.Current); err != nil {
+				rows[i].Missing = true
+			}
+		}
+	}
+	if asJSON {
+		return writeJSON(w, rows)
+	}
+	fmt.Fprintf(w, "%s: %d fetches\n", u, len(hist))
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "RUN\tFETCHED (UTC)\tSTATUS\tSIZE\tCHANGE\tVERSION")
+	for i, r := range rows {
+		change := "unchanged"
+		switch {
+		case hist[i].Stored != "" && !r.Changed:
+			change = "first"
+		case r.Changed:
+			change = "changed"
+		case r.NotModified:
+			change = "304"
+		case r.Status == 0 || r.Error != "" && r.Status != 200:
+			change = "-"
+		}
+		status := strconv.Itoa(r.Status)
+		if r.Status == 0 {
+			status = "error"
+		}
+		version := r.Version
+		if r.Missing {
+			version += " (missing from the archive)"
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\n", r.Run, hist[i].FetchedAt.UTC().Format("2006-01-02 15:04:05"),
+			status, humanBytes(r.Size), change, version)
+	}
+	return tw.Flush()
+}
+
+func newShowCmd(a *app) *cobra.Command {
+	var at string
+	var html bool
+	cmd := &cobra.Command{
+		Use:   "show URL [--at DATE|RUN] [--html]",
+		Short: "Print the stored text (or HTML) of the version current at a time or run (default: the latest)",
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return usagef("show: want exactly one URL, got %d", len(args))
+			}
+			sel := selector{at: time.Now()}
+			if at != "" {
+				var err error
+				if sel, err = parseSelector(at); err != nil {
+					return err
+				}
+			}
+			r, err := a.openReader(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer r.Close()
+			u, vs, err := r.versions(cmd.Context(), args[0])
+			if err != nil {
+				return err
+			}
+			v, err := sel.pick(u, vs)
+			if err != nil {
+				return err
+			}
+			var body []byte
+			if html {
+				body, err = r.arch.ReadRaw(v.Path)
+			} else {
+				var s string
+				s, err = r.arch.ReadText(v.Path)
+				body = []byte(s)
+			}
+			if missing(err) {
+				return fmt.Errorf("show %s: the version of %s (%s) is missing from the archive; was it deleted by hand?",
+					u, v.FetchedAt.UTC().Format(time.RFC3339), v.Path)
+			}
+			if err != nil {
+				return err
+			}
+			if _, err := a.stdout.Write(body); err != nil {
+				return err
+			}
+			if len(body) > 0 && body[len(body)-1] != '\n' {
+				fmt.Fprintln(a.stdout)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&at, "at", "", "a run id, a date (2026-11-22) or a time (RFC 3339)")
+	cmd.Flags().BoolVar(&html, "html", false, "print the page as served instead of its text")
+	return cmd
+}
+
+func newDiffCmd(a *app) *cobra.Command {
+	var from, to, color string
+	cmd := &cobra.Command{
+		Use:   "diff URL [--from A] [--to B]",
+		Short: "Show what changed in a page's text between two versions (default: the last two)",
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return usagef("diff: want exactly one URL, got %d", len(args))
+			}
+			if color != "auto" && color != "always" && color != "never" {
+				return usagef("diff: --color must be auto, always or never, got %q", color)
+			}
+			r, err := a.openReader(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer r.Close()
+			u, vs, err := r.versions(cmd.Context(), args[0])
+			if err != nil {
+				return err
+			}
+			older, newer, err := pickPair(u, vs, from, to)
+			if err != nil {
+				return err
+			}
+			texts := make([]string, 2)
+			for i, v := range []store.Version{older, newer} {
+				if texts[i], err = r.arch.ReadText(v.Path); missing(err) {
+					return fmt.Errorf("diff %s: the version of %s (%s) is missing from the archive", u,
+						v.FetchedAt.UTC().Format(time.RFC3339), v.Path)
+				} else if err != nil {
+					return err
+				}
+			}
+			label := func(v store.Version) string {
+				return fmt.Sprintf("%s %s (run %d)", u, v.FetchedAt.UTC().Format(time.RFC3339), v.RunID)
+			}
+			d := udiff.Unified(label(older), label(newer), withNewline(texts[0]), withNewline(texts[1]))
+			if d == "" {
+				fmt.Fprintf(a.stdout, "%s: the two versions have the same text\n", u)
+				return nil
+			}
+			return writeDiff(a.stdout, d, color == "always" || color == "auto" && isTerminal(a.stdout))
+		},
+	}
+	cmd.Flags().StringVar(&from, "from", "", "the older version: a run id, a date or a time")
+	cmd.Flags().StringVar(&to, "to", "", "the newer version: a run id, a date or a time")
+	cmd.Flags().StringVar(&color, "color", "auto", "colour the diff: auto, always or never")
+	return cmd
+}
+
+// pickPair chooses the versions to compare: by default the last two stored (every stored version
+// after the first is a change).
+func pickPair(u string, vs []store.Version, from, to string) (older, newer store.Version, err error) {
+	newer = vs[len(vs)-1]
+	if to != "" {
+		sel, err := parseSelector(to)
+		if err != nil {
+			return older, newer, err
+		}
+		if newer, err = sel.pick(u, vs); err != nil {
+			return older, newer, err
+		}
+	}
+	if from != "" {
+		sel, err := parseSelector(from)
+		if err != nil {
+			return older, newer, err
+		}
+		older, err = sel.pick(u, vs)
+		return older, newer, err
+	}
+	for i := len(vs) - 1; i >= 0; i-- {
+		if vs[i].FetchedAt.Before(newer.FetchedAt) {
+			return vs[i], newer, nil
+		}
+	}
+	return older, newer, fmt.Errorf("%s: only one version is stored before %s; nothing to compare",
+		u, newer.FetchedAt.UTC().Format(time.RFC3339))
+}
+
+func withNewline(s string) string {
+	if s != "" && !strings.HasSuffix(s, "\n") {
+		return s + "\n"
+	}
+	return s
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && isatty.IsTerminal(f.Fd())
+}
+
+func writeDiff(w io.Writer, d string, color bool) error {
+	bw := bufio.NewWriter(w)
+	for _, line := range strings.SplitAfter(d, "\n") {
+		if !color || line == "" {
+			bw.WriteString(line)
+			continue
+		}
+		code := ""
+		switch {
+		case strings.HasPrefix(line, "+++"), strings.HasPrefix(line, "---"):
+			code = "1"
+		case strings.HasPrefix(line, "@@"):
+			code = "36"
+		case strings.HasPrefix(line, "+"):
+			code = "32"
+		case strings.HasPrefix(line, "-"):
+			code = "31"
+		}
+		if code == "" {
+			bw.WriteString(line)
+		} else {
+			fmt.Fprintf(bw, "\x1b[%sm%s\x1b[0m\n", code, strings.TrimSuffix(line, "\n"))
+		}
+	}
+	return bw.Flush()
+}
+
+func newExportCmd(a *app) *cobra.Command {
+	cmd := &cobra.Command{Use: "export", Short: "Export the archive for data-mining pipelines", Args: noArgs}
+	var since string
+	var run int64
+	var host string
+	jsonl := &cobra.Command{
+		Use:   "jsonl [--since DATE] [--run ID] [--host H]",
+		Short: "Write one JSON object per stored page version to standard output, streaming",
+		Long: `Write one JSON object per stored page version: url, fetched_at, run, title, text,
+content_hash, changed (false for a page's first version) and path. Versions come oldest first and
+are streamed, so memory stays constant however large the archive. A version whose files were
+removed by hand is written with "missing": true and no text.`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			f := store.VersionFilter{RunID: run, Host: host}
+			if since != "" {
+				sel, err := parseSelector(since)
+				if err != nil || sel.run != 0 {
+					return usagef("export: --since wants a date (2026-11-22) or a time (RFC 3339), got %q", since)
+				}
+				f.Since = sel.at
+				if len(since) == len("2006-01-02") {
+					f.Since = sel.at.Add(-24*time.Hour + time.Nanosecond) // the start of that day
+				}
+			}
+			r, err := a.openReader(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer r.Close()
+			bw := bufio.NewWriterSize(a.stdout, 64<<10)
+			enc := json.NewEncoder(bw)
+			n, gone := 0, 0
+			err = r.db.EachVersion(cmd.Context(), f, func(v store.Version) error {
+				rec := exportJSON{URL: v.URL, FetchedAt: v.FetchedAt.UTC().Format(time.RFC3339), Run: v.RunID,
+					ContentHash: v.ContentHash, Changed: v.Changed, Path: v.Path}
+				text, err := r.arch.ReadText(v.Path)
+				meta, merr := r.arch.ReadMeta(v.Path)
+				switch {
+				case missing(err) || missing(merr):
+					rec.Missing = true
+					gone++
+				case err != nil:
+					return err
+				case merr != nil:
+					return merr
+				default:
+					rec.Text, rec.Title = text, meta.Title
+				}
+				n++
+				return enc.Encode(rec)
+			})
+			if err != nil {
+				return err
+			}
+			if gone > 0 {
+				a.log.Warn("some versions are missing from the archive", "missing", gone, "exported", n)
+			}
+			return bw.Flush()
+		},
+	}
+	jsonl.Flags().StringVar(&since, "since", "", "only versions fetched on or after this date or time")
+	jsonl.Flags().Int64Var(&run, "run", 0, "only versions stored by this run")
+	jsonl.Flags().StringVar(&host, "host", "", "only versions of this host[:port]")
+	cmd.AddCommand(jsonl)
+	return cmd
+}
+
+type exportJSON struct {
+	URL         string `json:"url"`
+	FetchedAt   string `json:"fetched_at"`
+	Run         int64  `json:"run"`
+	Title       string `json:"title"`
+	Text        string `json:"text"`
+	ContentHash string `json:"content_hash"`
+	Changed     bool   `json:"changed"`
+	Path        string `json:"path"`
+	Missing     bool   `json:"missing,omitempty"`
+}

@@ -1,0 +1,98 @@
+package cli_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/strata-crawler/strata/internal/cli"
+	"github.com/strata-crawler/strata/internal/testweb"
+)
+
+func TestHistoryShowDiffExport(t *testing.T) {
+	web := testweb.New(t)
+	s := web.AddSite(t)
+	e := newEnv(t, loopbackConfig)
+	news, about := s.URL("/news"), s.URL("/about")
+	s.Page("/news", "<html><head><title>News</title></head><body><h1>News</h1><p>first story</p><p>weather: sunny</p></body></html>")
+	s.Page("/about", "<html><body><p>about us</p></body></html>")
+	e.mustRun("seed", "add", "--level", "0", news, about)
+	e.mustRun("crawl") // run 1: both new
+	e.mustRun("crawl") // run 2: unchanged
+	s.Page("/news", "<html><head><title>News</title></head><body><h1>News</h1><p>second story</p><p>weather: sunny</p></body></html>")
+	e.mustRun("crawl") // run 3: news changed
+
+	hist := e.mustRun("history", news)
+	for _, want := range []string{"3 fetches", "first", "unchanged", "changed"} {
+		if !strings.Contains(hist, want) {
+			t.Errorf("history lacks %q:\n%s", want, hist)
+		}
+	}
+	var rows []map[string]any
+	if err := json.Unmarshal([]byte(e.mustRun("history", "--json", news)), &rows); err != nil || len(rows) != 3 {
+		t.Fatalf("history --json: %v, %v", rows, err)
+	}
+
+	if out := e.mustRun("show", news); !strings.Contains(out, "second story") {
+		t.Errorf("show (latest):\n%s", out)
+	}
+	if out := e.mustRun("show", "--at", "2", news); !strings.Contains(out, "first story") {
+		t.Errorf("show --at 2:\n%s", out)
+	}
+	if out := e.mustRun("show", "--html", news); !strings.Contains(out, "<p>second story</p>") {
+		t.Errorf("show --html:\n%s", out)
+	}
+	if _, errs, code := e.run("show", "--at", "2001-01-01", news); code != cli.ExitRuntime || !strings.Contains(errs, "no version stored by then") {
+		t.Errorf("show before the first version: exit %d, %q", code, errs)
+	}
+	if _, errs, code := e.run("show", "--at", "yesterday", news); code != cli.ExitUsage || !strings.Contains(errs, "not a run id") {
+		t.Errorf("show with a bad --at: exit %d, %q", code, errs)
+	}
+	if _, errs, code := e.run("show", s.URL("/never-seen")); code != cli.ExitUsage || !strings.Contains(errs, "never seen") {
+		t.Errorf("show of an unknown URL: exit %d, %q", code, errs)
+	}
+
+	diff := e.mustRun("diff", news)
+	for _, want := range []string{"-first story", "+second story", " weather: sunny", "(run 1)", "(run 3)"} {
+		if !strings.Contains(diff, want) {
+			t.Errorf("diff lacks %q:\n%s", want, diff)
+		}
+	}
+	if strings.Contains(diff, "\x1b[") {
+		t.Error("diff coloured output that is not a terminal")
+	}
+	if out := e.mustRun("diff", "--color", "always", news); !strings.Contains(out, "\x1b[32m+second story") {
+		t.Errorf("diff --color always:\n%q", out)
+	}
+	if _, errs, code := e.run("diff", about); code != cli.ExitRuntime || !strings.Contains(errs, "only one version") {
+		t.Errorf("diff of a page with one version: exit %d, %q", code, errs)
+	}
+
+	lines := strings.Split(strings.TrimSpace(e.mustRun("export", "jsonl")), "\n")
+	if len(lines) != 3 {
+		t.Fatalf("export wrote %d lines, want 3 versions:\n%s", len(lines), strings.Join(lines, "\n"))
+	}
+	var last map[string]any
+	json.Unmarshal([]byte(lines[2]), &last)
+	if last["url"] != news || last["title"] != "News" || last["changed"] != true || !strings.Contains(last["text"].(string), "second story") {
+		t.Errorf("last export line: %v", last)
+	}
+	if out := strings.TrimSpace(e.mustRun("export", "jsonl", "--run", "1")); strings.Count(out, "\n") != 1 {
+		t.Errorf("export --run 1:\n%s", out)
+	}
+
+	// A version file deleted by hand is reported as missing, not a crash.
+	path := last["path"].(string)
+	os.Remove(filepath.Join(e.dir, "archive", path, "page.txt"))
+	if _, errs, code := e.run("show", news); code != cli.ExitRuntime || !strings.Contains(errs, "missing from the archive") {
+		t.Errorf("show of a deleted version: exit %d, %q", code, errs)
+	}
+	if out := e.mustRun("history", news); !strings.Contains(out, "missing from the archive") {
+		t.Errorf("history does not flag the deleted version:\n%s", out)
+	}
+	if out := e.mustRun("export", "jsonl"); !strings.Contains(out, `"missing":true`) {
+		t.Errorf("export does not flag the deleted version:\n%s", out)
+	}
+}
