@@ -229,6 +229,26 @@ func (d *Dir) Snapshot(runStart time.Time, pageURL, from string) (string, error)
 	return rel, syncDir(dst)
 }
 
+// Remove deletes the files of the version at rel, then the directories it leaves empty up to its
+// run directory. Files hard-linked into later runs by Snapshot live on there.
+func (d *Dir) Remove(rel string) error {
+	dir, err := d.Abs(rel)
+	if err != nil {
+		return err
+	}
+	for _, name := range []string{MetaFile, HTMLFile, RawFile, TextFile} {
+		if err := os.Remove(filepath.Join(dir, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("archive: remove %s: %w", rel, err)
+		}
+	}
+	for p := dir; len(p) > len(d.root); p = filepath.Dir(p) {
+		if os.Remove(p) != nil {
+			break // not empty: a page below or beside it
+		}
+	}
+	return nil
+}
+
 // Repair makes a run directory whose run was cut off consistent: it removes temporary files,
 // versions without page.json (a crash between their files) and versions that known says the
 // database does not record (a crash between the files and the database commit). It returns how many

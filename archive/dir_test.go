@@ -156,3 +156,21 @@ func TestRepair(t *testing.T) {
 		t.Errorf("Repair of a run without a directory = %d, %v", n, err)
 	}
 }
+
+func TestRemove(t *testing.T) {
+	d, _ := archive.Open(t.TempDir())
+	parent, _ := d.Write(runStart, version("https://a.example/d1", "<p>p</p>", "p"))
+	child, _ := d.Write(runStart, version("https://a.example/d1/d2/d3", "<p>c</p>", "c"))
+	if err := d.Remove(child); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(d.Root(), parent, "d2")); !os.IsNotExist(err) {
+		t.Errorf("empty directories below the parent page survived: %v", err)
+	}
+	if err := d.Check(parent); err != nil {
+		t.Errorf("removing a child page damaged its parent: %v", err)
+	}
+	if err := d.Remove("../outside"); err == nil {
+		t.Error("Remove accepted a path outside the archive")
+	}
+}

@@ -137,6 +137,15 @@ func runCrawl(ctx context.Context, a *app, cron bool) error {
 	if err := writeManifest(fctx, db, arch, runID, start); err != nil && cerr == nil {
 		cerr = err
 	}
+	if keep := a.cfg.Archive.Keep; keep > 0 && cerr == nil {
+		n, err := prune(ctx, a, &reader{db: db, arch: arch}, keep, false)
+		if err != nil {
+			return err
+		}
+		if n > 0 {
+			a.log.Info("pruned versions older than archive.keep", "versions", n, "keep", fmtKeep(keep))
+		}
+	}
 	if errors.Is(cerr, crawler.ErrStopped) && ctx.Err() == nil {
 		return nil // the configured time window closed: a normal end under cron
 	}

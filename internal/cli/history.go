@@ -146,6 +146,7 @@ type historyJSON struct {
 	Error       string `json:"error,omitempty"`
 	Version     string `json:"version,omitempty"`
 	Missing     bool   `json:"missing,omitempty"`
+	Pruned      bool   `json:"pruned,omitempty"`
 }
 
 func printHistory(w io.Writer, arch *archive.Dir, u string, hist []store.HistoryEntry, asJSON bool) error {
@@ -153,8 +154,8 @@ func printHistory(w io.Writer, arch *archive.Dir, u string, hist []store.History
 	for i, h := range hist {
 		rows[i] = historyJSON{Run: h.RunID, FetchedAt: h.FetchedAt.UTC().Format(time.RFC3339), Status: h.Status,
 			Size: h.Size, Changed: h.Changed, NotModified: h.NotModified, Stored: h.Stored != "", Error: h.Error,
-			Version: h.Current}
-		if h.Current != "" {
+			Version: h.Current, Pruned: h.Pruned}
+		if h.Current != "" && !h.Pruned {
 			if err := arch.Check(h.Current); err != nil {
 				rows[i].Missing = true
 			}
@@ -183,7 +184,10 @@ func printHistory(w io.Writer, arch *archive.Dir, u string, hist []store.History
 			status = "error"
 		}
 		version := r.Version
-		if r.Missing {
+		switch {
+		case r.Pruned:
+			version += " (pruned: older than archive.keep)"
+		case r.Missing:
 			version += " (missing from the archive)"
 		}
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\n", r.Run, hist[i].FetchedAt.UTC().Format("2006-01-02 15:04:05"),

@@ -96,3 +96,42 @@ func TestHistoryShowDiffExport(t *testing.T) {
 		t.Errorf("export does not flag the deleted version:\n%s", out)
 	}
 }
+
+func TestPrune(t *testing.T) {
+	web := testweb.New(t)
+	s := web.AddSite(t)
+	e := newEnv(t, loopbackConfig)
+	page := s.URL("/p")
+	s.Page("/p", "<p>one</p>")
+	e.mustRun("seed", "add", "--level", "0", page)
+	e.mustRun("crawl")
+	s.Page("/p", "<p>two</p>")
+	e.mustRun("crawl")
+
+	if _, errs, code := e.run("prune"); code != cli.ExitUsage || !strings.Contains(errs, "archive.keep is not set") {
+		t.Errorf("prune without archive.keep: exit %d, %q", code, errs)
+	}
+	f, _ := os.OpenFile(e.config, os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString("[archive]\nkeep = \"1ms\"\n")
+	f.Close()
+
+	dry := e.mustRun("prune", "--dry-run")
+	if !strings.Contains(dry, "would remove 1 versions") || !strings.Contains(dry, page) {
+		t.Errorf("prune --dry-run:\n%s", dry)
+	}
+	if out := e.mustRun("show", "--at", "1", page); !strings.Contains(out, "one") {
+		t.Errorf("a dry run removed something: %q", out)
+	}
+	if out := e.mustRun("prune"); !strings.Contains(out, "removed 1 versions") {
+		t.Errorf("prune: %s", out)
+	}
+	if out := e.mustRun("history", page); !strings.Contains(out, "pruned") {
+		t.Errorf("history does not show the pruned version:\n%s", out)
+	}
+	if out := e.mustRun("show", page); !strings.Contains(out, "two") {
+		t.Errorf("the current version must survive pruning: %q", out)
+	}
+	if out := e.mustRun("prune"); !strings.Contains(out, "removed 0 versions") {
+		t.Errorf("second prune: %s", out)
+	}
+}

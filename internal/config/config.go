@@ -48,8 +48,9 @@ type Config struct {
 	}
 	Archive struct {
 		Root     string // archive root directory, absolute after Load
-		Snapshot string // "none" or "hardlink"
-		Text     string // "main" or "full"
+		Snapshot string        // "none" or "hardlink"
+		Text     string        // "main" or "full"
+		Keep     time.Duration // versions older than this are pruned (never a page's current one); 0 = forever
 	}
 	Seed struct {
 		Level int // default level of new seeds: how many link levels below a seed are followed
@@ -118,9 +119,12 @@ var schema = []field{
 	{key: "archive.snapshot", def: "none", enum: []string{"none", "hardlink"},
 		doc: `"hardlink" links every unchanged page into each run's directory, so each run is a complete browsable snapshot (costs directory entries, not disk space).`,
 		ptr: func(c *Config) any { return &c.Archive.Snapshot }},
-	{key: "archive.text", def: "full", enum: []string{"full", "main"},
+	{key: "archive.text", def: "main", enum: []string{"main", "full"},
 		doc: `Text kept in page.txt and compared between versions: "full" (all visible text) or "main" (the main content, without navigation and boilerplate).`,
 		ptr: func(c *Config) any { return &c.Archive.Text }},
+	{key: "archive.keep", def: time.Duration(0), min: 0, max: 100 * 365 * 24 * 3600,
+		doc: `Remove stored versions older than this after each completed crawl (e.g. "8760h" for a year); a page's current version is always kept. 0s = keep everything.`,
+		ptr: func(c *Config) any { return &c.Archive.Keep }},
 	{key: "seed.level", def: 2, min: 0, max: 100,
 		doc: "Default level of a new seed: links are followed this many levels below it.",
 		ptr: func(c *Config) any { return &c.Seed.Level }},

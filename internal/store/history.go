@@ -19,6 +19,7 @@ type HistoryEntry struct {
 	Error       string
 	Stored      string // the version this fetch stored, "" if it stored none
 	Current     string // the version current after this fetch
+	Pruned      bool   // Current's files were removed by archive.keep
 }
 
 // History returns every fetch of url (normalised), oldest first, or an error wrapping ErrNotFound if
@@ -31,24 +32,26 @@ func (db *DB) History(ctx context.Context, url string) ([]HistoryEntry, error) {
 		return nil, fmt.Errorf("history of %s: %w", url, err)
 	}
 	rows, err := db.sql.QueryContext(ctx, `SELECT id, coalesce(run_id, 0), fetched_at, status, coalesce(size, 0), changed,
-		not_modified, coalesce(error, ''), coalesce(archive_path, '') FROM fetches WHERE url_id = ? ORDER BY id`, id)
+		not_modified, coalesce(error, ''), coalesce(archive_path, ''), pruned_at IS NOT NULL
+		FROM fetches WHERE url_id = ? ORDER BY id`, id)
 	if err != nil {
 		return nil, fmt.Errorf("history of %s: %w", url, err)
 	}
 	defer rows.Close()
 	var out []HistoryEntry
-	current := ""
+	current, pruned := "", false
 	for rows.Next() {
 		var h HistoryEntry
 		var at sql.NullString
-		if err := rows.Scan(&h.FetchID, &h.RunID, &at, &h.Status, &h.Size, &h.Changed, &h.NotModified, &h.Error, &h.Stored); err != nil {
+		var p bool
+		if err := rows.Scan(&h.FetchID, &h.RunID, &at, &h.Status, &h.Size, &h.Changed, &h.NotModified, &h.Error, &h.Stored, &p); err != nil {
 			return nil, fmt.Errorf("history of %s: %w", url, err)
 		}
 		h.FetchedAt = parseTime(at)
 		if h.Stored != "" {
-			current = h.Stored
+			current, pruned = h.Stored, p
 		}
-		h.Current = current
+		h.Current, h.Pruned = current, pruned
 		out = append(out, h)
 	}
 	return out, rows.Err()
@@ -72,12 +75,12 @@ type VersionFilter struct {
 	Host  string
 }
 
-// EachVersion calls fn for every stored version that f selects, oldest first, streaming from the
+// EachVersion calls fn for every stored, unpruned version that f selects, oldest first, streaming from the
 // database so that memory stays constant however large the archive. fn's error stops the walk and is
 // returned.
 func (db *DB) EachVersion(ctx context.Context, f VersionFilter, fn func(Version) error) error {
 	q := `SELECT u.url, coalesce(f.run_id, 0), f.fetched_at, coalesce(f.content_hash, ''), f.changed, f.archive_path
-		FROM fetches f JOIN urls u ON u.id = f.url_id WHERE f.archive_path IS NOT NULL`
+		FROM fetches f JOIN urls u ON u.id = f.url_id WHERE f.archive_path IS NOT NULL AND f.pruned_at IS NULL`
 	var args []any
 	if f.URL != "" {
 		q += ` AND u.url = ?`
@@ -112,4 +115,38 @@ func (db *DB) EachVersion(ctx context.Context, f VersionFilter, fn func(Version)
 		}
 	}
 	return rows.Err()
+}
+
+// Prunable lists the stored versions fetched before cutoff that are not their page's current version
+// and not pruned already, oldest first.
+func (db *DB) Prunable(ctx context.Context, cutoff time.Time) ([]Version, error) {
+	rows, err := db.sql.QueryContext(ctx, `SELECT u.url, coalesce(f.run_id, 0), f.fetched_at, coalesce(f.content_hash, ''),
+		f.changed, f.archive_path
+		FROM fetches f JOIN urls u ON u.id = f.url_id
+		WHERE f.archive_path IS NOT NULL AND f.pruned_at IS NULL AND f.fetched_at < ?
+		  AND f.id <> (SELECT max(g.id) FROM fetches g WHERE g.url_id = f.url_id AND g.archive_path IS NOT NULL)
+		ORDER BY f.id`, formatTime(cutoff))
+	if err != nil {
+		return nil, fmt.Errorf("list prunable versions: %w", err)
+	}
+	defer rows.Close()
+	var out []Version
+	for rows.Next() {
+		var v Version
+		var at sql.NullString
+		if err := rows.Scan(&v.URL, &v.RunID, &at, &v.ContentHash, &v.Changed, &v.Path); err != nil {
+			return nil, fmt.Errorf("list prunable versions: %w", err)
+		}
+		v.FetchedAt = parseTime(at)
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}
+
+// MarkPruned records that the files of the version at path were removed.
+func (db *DB) MarkPruned(ctx context.Context, path string, at time.Time) error {
+	if _, err := db.sql.ExecContext(ctx, `UPDATE fetches SET pruned_at = ? WHERE archive_path = ?`, formatTime(at), path); err != nil {
+		return fmt.Errorf("mark %s pruned: %w", path, err)
+	}
+	return nil
 }
