@@ -47,7 +47,7 @@ type Config struct {
 		Path string // SQLite database file, absolute after Load
 	}
 	Archive struct {
-		Root     string // archive root directory, absolute after Load
+		Root     string        // archive root directory, absolute after Load
 		Snapshot string        // "none" or "hardlink"
 		Text     string        // "main" or "full"
 		Keep     time.Duration // versions older than this are pruned (never a page's current one); 0 = forever
