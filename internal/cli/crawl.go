@@ -260,7 +260,7 @@ func hostOnly(hostport string) string {
 // summarize is the one paragraph a crawl prints at its end.
 func summarize(runID int64, st *crawler.Stats) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "run %d: crawled %d of %d due URLs on %d domains in %v", runID, st.Done, st.Due, st.Domains,
+	fmt.Fprintf(&b, "run %d: crawled %d of %d due URLs on %s in %v", runID, st.Done, st.Due, plural(st.Domains, "domain"),
 		st.Elapsed.Round(time.Second))
 	fmt.Fprintf(&b, " — %d fetched (%d changed, %d unchanged, %d not modified, %d new), %d blocked by robots.txt, %d errors",
 		st.Fetched, st.Changed, st.Unchanged, st.NotModified, st.New, st.Blocked, st.Errors)
@@ -268,7 +268,7 @@ func summarize(runID int64, st *crawler.Stats) string {
 		fmt.Fprintf(&b, ", %d rejected by the URL filter", st.Filtered)
 	}
 	if st.Redirects > 0 {
-		fmt.Fprintf(&b, ", %d redirects followed", st.Redirects)
+		fmt.Fprintf(&b, ", %s followed", plural(st.Redirects, "redirect"))
 	}
 	fmt.Fprintf(&b, "; %d requests, %s received.", st.Requests, humanBytes(st.Bytes))
 	if st.Dropped > 0 {
@@ -282,6 +282,14 @@ func summarize(runID int64, st *crawler.Stats) string {
 		fmt.Fprintf(&b, " %d URLs stay due for the next run%s.", left, why)
 	}
 	return b.String()
+}
+
+// plural writes "1 domain", "2 domains".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 func humanBytes(n int64) string {
