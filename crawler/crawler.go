@@ -37,9 +37,10 @@ import (
 type Store interface {
 	Countdown(ctx context.Context) (int, error)
 	DueHosts(ctx context.Context) (map[string]int, error)
-	// NextDue returns host's next due URL or an error wrapping store.ErrNotFound. Recording any
-	// outcome for a URL (RecordFetch with NextFr > 0, or SetState) takes it out of the due set.
-	NextDue(ctx context.Context, host string) (*store.DueURL, error)
+	// NextDue returns the next due URL among hosts, the highest level first, or an error wrapping
+	// store.ErrNotFound. Recording any outcome for a URL (RecordFetch with NextFr > 0, SetState, or
+	// skipping it for run) takes it out of the due set.
+	NextDue(ctx context.Context, hosts []string, run int64) (*store.DueURL, error)
 	RecordFetch(ctx context.Context, r store.FetchRecord) error
 	RecentStatuses(ctx context.Context, urlID int64, n int) ([]int, error)
 	SetState(ctx context.Context, urlID int64, state string) error

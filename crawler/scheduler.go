@@ -17,7 +17,7 @@ type domain struct {
 	rank  int      // today's rotation order, to break ties between domains ready at once
 
 	// Owned by the scheduler (under its lock):
-	added    map[string]bool // hosts that got new due URLs while the domain was being worked on
+	gen      int // counts addHost calls, so a worker can tell whether URLs joined while it looked
 	readyAt  time.Time
 	index    int // in the heap, -1 when not queued
 	active   bool
@@ -99,10 +99,7 @@ func (s *scheduler) addHost(host string) {
 	if !contains(d.hosts, host) {
 		d.hosts = append(d.hosts, host)
 	}
-	if d.added == nil {
-		d.added = map[string]bool{}
-	}
-	d.added[host] = true
+	d.gen++
 	if !d.active && d.index < 0 {
 		d.finished = false
 		d.readyAt = s.gate.ReadyAt(host)
@@ -161,26 +158,22 @@ func (s *scheduler) next(ctx context.Context) (*domain, error) {
 	}
 }
 
-// firstHost returns the host of d to take the next URL from.
-func (s *scheduler) firstHost(d *domain) (string, bool) {
+// hosts returns the hosts of d still being worked on, and the domain's generation.
+func (s *scheduler) hosts(d *domain) ([]string, int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if len(d.hosts) == 0 {
-		return "", false
-	}
-	return d.hosts[0], true
+	return append([]string(nil), d.hosts...), d.gen
 }
 
-// exhausted removes a host that had no due URL left — unless URLs were added to it since the worker
-// last looked, in which case it reports false and the worker looks again.
-func (s *scheduler) exhausted(d *domain, host string) bool {
+// exhausted records that d had no due URL left when the worker looked at generation gen — unless
+// URLs joined since, in which case it reports false and the worker looks again.
+func (s *scheduler) exhausted(d *domain, gen int) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if d.added[host] {
-		delete(d.added, host)
+	if d.gen != gen {
 		return false
 	}
-	d.hosts = remove(d.hosts, host)
+	d.hosts = nil
 	return true
 }
 

@@ -78,16 +78,19 @@ func (s *stage) step(ctx context.Context, d *domain) (more bool, err error) {
 	return true, s.crawl(ctx, d, u)
 }
 
-// nextURL returns the next due URL of d, moving through its hosts.
+// nextURL returns the next due URL of d: the highest level first across all its hosts, so a hub is
+// always crawled before the pages below it.
 func (s *stage) nextURL(ctx context.Context, d *domain) (*store.DueURL, error) {
 	for {
-		host, ok := s.sched.firstHost(d)
-		if !ok {
+		hosts, gen := s.sched.hosts(d)
+		if len(hosts) == 0 {
 			return nil, errNoMore
 		}
-		u, err := s.c.store.NextDue(ctx, host)
+		u, err := s.c.store.NextDue(ctx, hosts, s.run.ID)
 		if errors.Is(err, store.ErrNotFound) {
-			s.sched.exhausted(d, host)
+			if s.sched.exhausted(d, gen) {
+				return nil, errNoMore
+			}
 			continue
 		}
 		return u, err

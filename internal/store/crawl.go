@@ -76,22 +76,29 @@ type DueURL struct {
 	ArchivePath  string // of the current stored version, "" if none
 }
 
-// NextDue returns the due URL of host to crawl next — the highest level first, then the oldest row —
-// or an error wrapping ErrNotFound when host has none left. Every outcome the crawler records takes
-// the URL out of the due set, so calling NextDue again moves on.
-func (db *DB) NextDue(ctx context.Context, host string) (*DueURL, error) {
+// NextDue returns the due URL among hosts to crawl next — the highest level first, then the oldest
+// row — or an error wrapping ErrNotFound when they have none left. URLs the selective rule skipped
+// for run are not due in it. Every outcome the crawler records takes the URL out of the due set, so
+// calling NextDue again moves on.
+func (db *DB) NextDue(ctx context.Context, hosts []string, run int64) (*DueURL, error) {
 	var d DueURL
 	var etag, lm, hash, archived sql.NullString
 	var root sql.NullInt64
+	args := make([]any, 0, len(hosts)+1)
+	for _, h := range hosts {
+		args = append(args, h)
+	}
+	args = append(args, run)
 	err := db.sql.QueryRowContext(ctx, `SELECT id, url, host, level, fr_max, etag, last_modified, content_hash, root_id, is_seed,
 		(SELECT archive_path FROM fetches f WHERE f.url_id = urls.id AND f.archive_path IS NOT NULL ORDER BY f.id DESC LIMIT 1)
-		FROM urls WHERE host = ? AND state = 'active' AND fr = 0 ORDER BY level DESC, id LIMIT 1`, host).
+		FROM urls WHERE host IN (`+placeholders(len(hosts))+`) AND state = 'active' AND fr = 0
+		AND (skipped_run IS NULL OR skipped_run <> ?) ORDER BY level DESC, id LIMIT 1`, args...).
 		Scan(&d.ID, &d.URL, &d.Host, &d.Level, &d.FrMax, &etag, &lm, &hash, &root, &d.IsSeed, &archived)
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("next due URL of %s: %w", host, ErrNotFound)
+		return nil, fmt.Errorf("next due URL of %v: %w", hosts, ErrNotFound)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("next due URL of %s: %w", host, err)
+		return nil, fmt.Errorf("next due URL of %v: %w", hosts, err)
 	}
 	d.ETag, d.LastModified, d.ContentHash, d.RootID = etag.String, lm.String, hash.String, root.Int64
 	d.ArchivePath = archived.String
@@ -353,6 +360,10 @@ func (db *DB) RunManifest(ctx context.Context, runID int64) ([]ManifestEntry, er
 		out = append(out, e)
 	}
 	return out, rows.Err()
+}
+
+func placeholders(n int) string {
+	return strings.TrimSuffix(strings.Repeat("?, ", n), ", ")
 }
 
 func nullString(s string) sql.NullString { return sql.NullString{String: s, Valid: s != ""} }
