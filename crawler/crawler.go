@@ -44,6 +44,8 @@ type Store interface {
 	RecordFetch(ctx context.Context, r store.FetchRecord) error
 	RecentStatuses(ctx context.Context, urlID int64, n int) ([]int, error)
 	SetState(ctx context.Context, urlID int64, state string) error
+	// Discover inserts the URLs found on a page that are new, due now, and returns those.
+	Discover(ctx context.Context, found []store.NewURL) ([]store.NewURL, error)
 	// Enqueue makes a URL due in this run (inserting it if new) unless it was crawled since runStart.
 	Enqueue(ctx context.Context, u store.NewURL, runStart time.Time) (int64, store.Enqueued, error)
 	RobotsCache(ctx context.Context, origin string) (*store.Robots, error)
@@ -111,6 +113,11 @@ type Config struct {
 	// Snapshot hard-links each unchanged page's current version into the run's directory, so every
 	// run directory is a complete snapshot.
 	Snapshot bool
+	// IgnoreNofollow follows links marked rel=nofollow (or sponsored, ugc) and links on pages whose
+	// meta robots says nofollow. By default strata honours both.
+	IgnoreNofollow bool
+	// NewFrMax is the revisit interval given to pages found by following links; default 1.
+	NewFrMax int
 }
 
 // Crawler runs crawl stages.
@@ -149,6 +156,9 @@ func New(st Store, f Fetcher, rf RobotsFetcher, gate *polite.Gate, cfg Config) *
 	if cfg.Filter == nil {
 		cfg.Filter = filter.Default()
 	}
+	if cfg.NewFrMax <= 0 {
+		cfg.NewFrMax = 1
+	}
 	return &Crawler{store: st, fetch: f, robots: rf, gate: gate, cfg: cfg, token: robots.ProductToken(cfg.UserAgent)}
 }
 
@@ -162,6 +172,7 @@ type Stats struct {
 	NotModified int   // 304
 	New         int   // first version of a page
 	Redirects   int   // redirect responses whose target joined the run
+	Links       int   // new internal links that joined the run, one level down
 	Errors      int   // fetches without a usable response, and 5xx
 	Blocked     int   // refused by robots.txt, never requested
 	Filtered    int   // rejected by the URL filters, never requested

@@ -631,3 +631,39 @@ func TestCrawlArchiveFailureIsRecordedAndTheStageGoesOn(t *testing.T) {
 		t.Errorf("the page was not archived on the next run: %+v", st)
 	}
 }
+
+func TestCrawlFollowsLinksDownTheLevels(t *testing.T) {
+	h := newHarness(t, harnessOptions{})
+	s := h.web.AddSite(t)
+	other := h.web.AddSite(t)
+	s.Page("/", `<a href="/a">a</a> <a href="/b" rel="nofollow">b</a> <a href="`+other.URL("/")+`">away</a> <a href="/logo.png">logo</a>`)
+	s.Page("/a", `<a href="/a/1">a1</a> <a href="/">home</a>`)
+	s.Page("/a/1", `<a href="/a/1/deep">deeper than the levels go</a>`)
+	s.Page("/b", `<p>nofollow target</p>`)
+	s.Page("/quiet", `<meta name="robots" content="nofollow"><a href="/hidden">hidden</a>`)
+	s.Page("/a/1/deep", `<p>never reached</p>`)
+	s.Page("/hidden", `<p>never reached</p>`)
+	h.seed(2, 1, s.URL("/"))
+	h.seed(1, 1, s.URL("/quiet"))
+
+	st := h.mustCrawl()
+	for path, want := range map[string]int{"/": 1, "/a": 1, "/a/1": 1, "/b": 0, "/a/1/deep": 0, "/hidden": 0, "/logo.png": 0} {
+		if got := h.web.Count(s, path); got != want {
+			t.Errorf("%s requested %d times, want %d", path, got, want)
+		}
+	}
+	if n := len(h.web.RequestsTo(other)); n != 0 {
+		t.Errorf("an external link was followed by the crawl stage: %d requests", n)
+	}
+	if st.Links != 2 || st.Done != st.Due {
+		t.Errorf("stats %+v; want 2 links followed (/a at level 1, /a/1 at level 0) and everything due done", st)
+	}
+	info, _ := h.db.URLInfo(t.Context(), s.URL("/a/1"))
+	if info.Level != 0 {
+		t.Errorf("/a/1 has level %d, want 0", info.Level)
+	}
+	// The next run: nothing changed, so no page is read for links and nothing new joins.
+	if st := h.mustCrawl(); st.Links != 0 || st.Fetched != 4 {
+		t.Errorf("second run %+v; want the 4 known pages fetched, no new links", st)
+	}
+}

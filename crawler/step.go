@@ -17,6 +17,7 @@ import (
 	"github.com/strata-crawler/strata/internal/robots"
 	"github.com/strata-crawler/strata/internal/store"
 	"github.com/strata-crawler/strata/internal/urlnorm"
+	"github.com/strata-crawler/strata/linkextract"
 )
 
 const (
@@ -117,6 +118,9 @@ func (s *stage) crawl(ctx context.Context, d *domain, u *store.DueURL) error {
 		s.detectChange(&rec, u, resp, p)
 		s.archive(&rec, u, resp, p)
 		if err := s.follow(ctx, d, u, resp, &rec); err != nil {
+			return err
+		}
+		if err := s.followLinks(ctx, d, u, resp, &rec); err != nil {
 			return err
 		}
 	}
@@ -371,6 +375,57 @@ func (s *stage) follow(ctx context.Context, d *domain, u *store.DueURL, resp *fe
 // decide asks the URL filter about u.
 func (s *stage) decide(u *url.URL, level int, seed bool) filter.Decision {
 	return s.c.cfg.Filter.Decide(filter.Input{URL: u, Level: level, Seed: seed, SeedDomains: s.seedDomains})
+}
+
+// followLinks lets the internal links of a page at level L > 0 join the run at level L−1, unless they
+// are known already (Bouras et al., 3.2): the crawl goes down the levels within one run. Only a new
+// or changed page is read for links — an unchanged one has no links strata does not know.
+func (s *stage) followLinks(ctx context.Context, d *domain, u *store.DueURL, resp *fetch.Response, rec *store.FetchRecord) error {
+	if u.Level <= 0 || rec.ContentHash == "" || (!rec.Changed && u.ContentHash != "") || !isHTML(resp.ContentType) {
+		return nil
+	}
+	page, err := linkextract.Extract(resp.FinalURL, resp.Text, linkextract.Options{})
+	if err != nil {
+		return nil // the final URL did not normalise; the page is recorded, its links are not followed
+	}
+	if page.NoFollow && !s.c.cfg.IgnoreNofollow {
+		return nil
+	}
+	var found []store.NewURL
+	for _, l := range page.Links {
+		if l.NoFollow && !s.c.cfg.IgnoreNofollow {
+			continue
+		}
+		lu, err := url.Parse(l.URL)
+		if err != nil || s.c.gate.Key(lu.Host) != d.key {
+			continue // external links are the links stage's business
+		}
+		dec := s.decide(lu, u.Level-1, false)
+		if !dec.Accept {
+			continue
+		}
+		if dec.URL != nil {
+			lu = dec.URL
+		}
+		found = append(found, store.NewURL{URL: lu.String(), Host: lu.Host, Level: u.Level - 1, FrMax: s.c.cfg.NewFrMax,
+			ParentID: u.ID, RootID: u.RootID})
+	}
+	if len(found) == 0 {
+		return nil
+	}
+	added, err := s.c.store.Discover(ctx, found)
+	if err != nil {
+		return err
+	}
+	for _, a := range added {
+		s.sched.addHost(a.Host)
+	}
+	s.count(func(st *Stats) { st.Links += len(added); st.NewURLs += len(added); st.Due += len(added) })
+	return nil
+}
+
+func isHTML(contentType string) bool {
+	return contentType == "text/html" || contentType == "application/xhtml+xml"
 }
 
 // fail records a URL that could not be crawled for a reason of strata's own.

@@ -187,17 +187,19 @@ func (a *app) newCrawler(ctx context.Context, db *store.DB, arch *archive.Dir, p
 	c := crawler.New(db, client, func(ctx context.Context, origin *url.URL) robots.Result {
 		return robots.Fetch(ctx, robotsClient, origin, cfg.Crawl.UserAgent)
 	}, gate, crawler.Config{
-		UserAgent:   cfg.Crawl.UserAgent,
-		Workers:     cfg.Crawl.Workers,
-		PageTimeout: cfg.Crawl.PageTimeout,
-		MaxDuration: cfg.Crawl.MaxDuration,
-		Log:         a.log,
-		Progress:    progress,
-		AfterCrash:  afterCrash,
-		Filter:      cfg.Filter,
-		Archive:     arch,
-		Snapshot:    cfg.Archive.Snapshot == "hardlink",
-		Text:        textExtractor(pagetext.Mode(cfg.Archive.Text), a.log),
+		UserAgent:      cfg.Crawl.UserAgent,
+		Workers:        cfg.Crawl.Workers,
+		PageTimeout:    cfg.Crawl.PageTimeout,
+		MaxDuration:    cfg.Crawl.MaxDuration,
+		Log:            a.log,
+		Progress:       progress,
+		AfterCrash:     afterCrash,
+		Filter:         cfg.Filter,
+		Archive:        arch,
+		Snapshot:       cfg.Archive.Snapshot == "hardlink",
+		Text:           textExtractor(pagetext.Mode(cfg.Archive.Text), a.log),
+		IgnoreNofollow: !cfg.Links.HonourNofollow,
+		NewFrMax:       cfg.Seed.FrMax,
 	})
 	return c, client.Close, nil
 }

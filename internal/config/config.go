@@ -73,6 +73,10 @@ type Config struct {
 	Schedule struct {
 		StartWindow time.Duration
 	}
+	Links struct {
+		HonourNofollow bool
+		ExternalLevel  int
+	}
 	Log struct {
 		Level  string
 		Format string
@@ -161,6 +165,12 @@ var schema = []field{
 	{key: "politeness.domain_key", def: "registrable", enum: []string{"registrable", "host"},
 		doc: `What counts as one domain for politeness: "registrable" (example.co.uk and its subdomains) or "host".`,
 		ptr: func(c *Config) any { return &c.Politeness.DomainKey }},
+	{key: "links.honour_nofollow", def: true,
+		doc: "Honour rel=nofollow (and sponsored, ugc) on links and <meta name=robots content=nofollow> on pages.",
+		ptr: func(c *Config) any { return &c.Links.HonourNofollow }},
+	{key: "links.external_level", def: 0, min: 0, max: 100,
+		doc: "Level given to external links that the URL filter admits (with the default filter, none are).",
+		ptr: func(c *Config) any { return &c.Links.ExternalLevel }},
 	{key: "schedule.start_window", def: time.Duration(0), min: 0, max: 24 * 3600,
 		doc: "With --cron, wait an offset inside this window that changes daily, so sites never see strata at one fixed time. 0s = off.",
 		ptr: func(c *Config) any { return &c.Schedule.StartWindow }},

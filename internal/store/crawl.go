@@ -450,3 +450,43 @@ func (db *DB) ArchivePaths(ctx context.Context, url string) ([]string, error) {
 	}
 	return out, rows.Err()
 }
+
+// Discover records URLs found on a page in one transaction: new ones are inserted due now; a known
+// one is left as it is, except that its level is raised when it is now reached from a higher page.
+// It returns the URLs it inserted.
+func (db *DB) Discover(ctx context.Context, found []NewURL) ([]NewURL, error) {
+	var added []NewURL
+	now := formatTime(db.now())
+	err := db.inTx(ctx, func(tx *sql.Tx) error {
+		ins, err := tx.PrepareContext(ctx, `INSERT INTO urls (url, host, level, fr, fr_max, parent_id, root_id, added_at)
+			VALUES (?, ?, ?, 0, ?, ?, ?, ?) ON CONFLICT (url) DO NOTHING`)
+		if err != nil {
+			return err
+		}
+		defer ins.Close()
+		raise, err := tx.PrepareContext(ctx, `UPDATE urls SET level = ? WHERE url = ? AND level < ?`)
+		if err != nil {
+			return err
+		}
+		defer raise.Close()
+		added = added[:0]
+		for _, u := range found {
+			res, err := ins.ExecContext(ctx, u.URL, u.Host, u.Level, u.FrMax, nullInt(u.ParentID), nullInt(u.RootID), now)
+			if err != nil {
+				return err
+			}
+			if n, _ := res.RowsAffected(); n == 1 {
+				added = append(added, u)
+				continue
+			}
+			if _, err := raise.ExecContext(ctx, u.Level, u.URL, u.Level); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("record %d discovered URLs: %w", len(found), err)
+	}
+	return added, nil
+}

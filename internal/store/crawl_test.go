@@ -275,3 +275,39 @@ func TestRunManifest(t *testing.T) {
 		t.Error("HasArchivePath found an unrecorded version")
 	}
 }
+
+func TestDiscover(t *testing.T) {
+	ctx := t.Context()
+	now := time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)
+	db := seedDB(t, &now, store.NewSeed{URL: "https://a.example/", Host: "a.example", Level: 2, FrMax: 1})
+	hub, _ := db.NextDue(ctx, []string{"a.example"}, 0)
+	db.RecordFetch(ctx, store.FetchRecord{URLID: hub.ID, FetchedAt: now, Status: 200, NextFr: 1})
+	found := []store.NewURL{
+		{URL: "https://a.example/x", Host: "a.example", Level: 1, FrMax: 1, ParentID: hub.ID, RootID: hub.ID},
+		{URL: "https://a.example/y", Host: "a.example", Level: 1, FrMax: 1, ParentID: hub.ID, RootID: hub.ID},
+		{URL: "https://a.example/", Host: "a.example", Level: 1, FrMax: 1, ParentID: hub.ID, RootID: hub.ID},
+	}
+	added, err := db.Discover(ctx, found)
+	if err != nil || len(added) != 2 {
+		t.Fatalf("Discover = %v, %v; want the two new URLs", added, err)
+	}
+	if again, _ := db.Discover(ctx, found); len(again) != 0 {
+		t.Errorf("known URLs were added again: %v", again)
+	}
+	// Reached from a higher page, a known URL gets the higher level but is not made due.
+	db.RecordFetch(ctx, store.FetchRecord{URLID: mustID(t, db, "https://a.example/x"), FetchedAt: now, Status: 200, NextFr: 3})
+	db.Discover(ctx, []store.NewURL{{URL: "https://a.example/x", Host: "a.example", Level: 5, FrMax: 1}})
+	info, _ := db.URLInfo(ctx, "https://a.example/x")
+	if info.Level != 5 || info.Fr != 3 {
+		t.Errorf("after rediscovery from a higher page: level %d fr %d; want level 5, fr unchanged 3", info.Level, info.Fr)
+	}
+}
+
+func mustID(t *testing.T, db *store.DB, u string) int64 {
+	t.Helper()
+	info, err := db.URLInfo(t.Context(), u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return info.ID
+}
