@@ -667,3 +667,44 @@ func TestCrawlFollowsLinksDownTheLevels(t *testing.T) {
 		t.Errorf("second run %+v; want the 4 known pages fetched, no new links", st)
 	}
 }
+
+func TestLinksStage(t *testing.T) {
+	h := newHarness(t, harnessOptions{archive: true})
+	anyHTTP, _ := filter.Scheme("http", "https")
+	h.cfg.Filter = anyHTTP
+	h = rewire(h, func(string) bool { return true })
+	a, b, c := h.web.AddSite(t), h.web.AddSite(t), h.web.AddSite(t)
+	b.Robots("User-agent: *\nDisallow: /private\n", "/private")
+	b.Page("/", "<p>b home</p>")
+	a.Page("/", `<a href="/x">x</a> <a href="`+b.URL("/other")+`">b other</a> <a href="`+b.URL("/private/p")+`">b private</a>
+		<a href="`+c.URL("/")+`" rel="nofollow">c</a>`)
+	a.Page("/x", "<p>x</p>")
+	h.seed(1, 1, a.URL("/"), b.URL("/"))
+	h.mustCrawl()
+	run := crawler.Run{ID: 1}
+	ls, err := h.c.Links(t.Context(), h.db, h.arch, run, crawler.LinksConfig{HonourNofollow: true, NewFrMax: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ls.Read != 3 || ls.Links != 4 || ls.External != 3 || ls.Added != 1 || ls.Blocked != 1 {
+		t.Errorf("links stage %+v; want 3 versions read, 4 links, 3 external, 1 added, 1 blocked", ls)
+	}
+	for u, want := range map[string]string{b.URL("/other"): "active", b.URL("/private/p"): "blocked"} {
+		if info, err := h.db.URLInfo(t.Context(), u); err != nil || info.State != want {
+			t.Errorf("%s: %+v, %v; want state %s", u, info, err, want)
+		}
+	}
+	if _, err := h.db.URLInfo(t.Context(), c.URL("/")); err == nil {
+		t.Error("a nofollow external link was admitted")
+	}
+	// The next run: the page did not change, so its links are carried forward, not read.
+	h.mustCrawl()
+	ls, err = h.c.Links(t.Context(), h.db, h.arch, crawler.Run{ID: 2}, crawler.LinksConfig{HonourNofollow: true})
+	if err != nil || ls.Read != 0 || ls.Pages < 3 {
+		t.Errorf("second links stage %+v, %v; want pages carried forward, none read", ls, err)
+	}
+	home, _ := h.db.URLInfo(t.Context(), a.URL("/"))
+	if all, internal, _ := h.db.LinkCounts(t.Context(), home.ID); all != 4 || internal != 1 {
+		t.Errorf("link counts of / after run 2: %d links, %d internal; want 4 and 1", all, internal)
+	}
+}

@@ -374,7 +374,13 @@ func (s *stage) follow(ctx context.Context, d *domain, u *store.DueURL, resp *fe
 
 // decide asks the URL filter about u.
 func (s *stage) decide(u *url.URL, level int, seed bool) filter.Decision {
-	return s.c.cfg.Filter.Decide(filter.Input{URL: u, Level: level, Seed: seed, SeedDomains: s.seedDomains})
+	in := filterInput(u, level, s.seedDomains)
+	in.Seed = seed
+	return s.c.cfg.Filter.Decide(in)
+}
+
+func filterInput(u *url.URL, level int, seedDomains map[string]bool) filter.Input {
+	return filter.Input{URL: u, Level: level, SeedDomains: seedDomains}
 }
 
 // followLinks lets the internal links of a page at level L > 0 join the run at level L−1, unless they
