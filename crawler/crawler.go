@@ -35,7 +35,7 @@ import (
 
 // Store is what the crawl stage needs from the database. All methods are safe for concurrent use.
 type Store interface {
-	Countdown(ctx context.Context) (int, error)
+	Countdown(ctx context.Context) (due, waiting int, err error)
 	DueHosts(ctx context.Context) (map[string]int, error)
 	// NextDue returns the next due URL among hosts, the highest level first, or an error wrapping
 	// store.ErrNotFound. Recording any outcome for a URL (RecordFetch with NextFr > 0, SetState, or
@@ -164,26 +164,30 @@ func New(st Store, f Fetcher, rf RobotsFetcher, gate *polite.Gate, cfg Config) *
 
 // Stats counts what a stage did.
 type Stats struct {
-	Due         int   // due at the start, plus URLs that joined during the stage
-	Done        int   // URLs taken out of the due set: crawled, blocked or failed
-	Fetched     int   // responses received
-	Changed     int   // content differed from the stored version
-	Unchanged   int   // same content (hash)
-	NotModified int   // 304
-	New         int   // first version of a page
-	Redirects   int   // redirect responses whose target joined the run
-	Links       int   // new internal links that joined the run, one level down
-	Errors      int   // fetches without a usable response, and 5xx
-	Blocked     int   // refused by robots.txt, never requested
-	Filtered    int   // rejected by the URL filters, never requested
-	NewURLs     int   // URLs added to the table during the stage
-	Bytes       int64 // body bytes received (compressed)
-	Requests    int   // HTTP requests sent, robots.txt included
-	Domains     int   // domains with due URLs
-	Active      int   // domains being worked on right now
-	Dropped     int   // domains given up for the rest of the run
-	Stopped     bool  // the stage ended early (max duration or a signal); unreached URLs stay due
-	Elapsed     time.Duration
+	Due         int // due at the start, plus URLs that joined during the stage
+	Done        int // URLs taken out of the due set: crawled, blocked or failed
+	Fetched     int // responses received
+	Changed     int // content differed from the stored version
+	Unchanged   int // same content (hash)
+	NotModified int // 304
+	New         int // first version of a page
+	Redirects   int // redirect responses whose target joined the run
+	Links       int // new internal links that joined the run, one level down
+	Errors      int // fetches without a usable response, and 5xx
+	Blocked     int // refused by robots.txt, never requested
+	Filtered    int // rejected by the URL filters, never requested
+	SkippedFr   int // active URLs not due this run: their fr had not reached 0
+	// SkippedSelective counts URLs not crawled because their hub did not change and too few of its
+	// children did (the selective rule, Bouras et al. 3.3).
+	SkippedSelective int
+	NewURLs          int   // URLs added to the table during the stage
+	Bytes            int64 // body bytes received (compressed)
+	Requests         int   // HTTP requests sent, robots.txt included
+	Domains          int   // domains with due URLs
+	Active           int   // domains being worked on right now
+	Dropped          int   // domains given up for the rest of the run
+	Stopped          bool  // the stage ended early (max duration or a signal); unreached URLs stay due
+	Elapsed          time.Duration
 }
 
 // Run identifies the run a stage belongs to.
@@ -200,7 +204,7 @@ var ErrStopped = errors.New("crawl stopped before all due URLs were reached")
 // store failed (the stage stops at once) or, wrapping ErrStopped, when the stage was stopped.
 func (c *Crawler) Crawl(ctx context.Context, run Run) (*Stats, error) {
 	start := time.Now()
-	due, err := c.store.Countdown(ctx)
+	due, waiting, err := c.store.Countdown(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -230,7 +234,7 @@ func (c *Crawler) Crawl(ctx context.Context, run Run) (*Stats, error) {
 	keys := s.sched.addHosts(hosts)
 	schedule.Order(c.cfg.Now(), keys)
 	s.sched.rankAndStart(keys)
-	s.stats.Due, s.stats.Domains = due, len(keys)
+	s.stats.Due, s.stats.SkippedFr, s.stats.Domains = due, waiting, len(keys)
 	c.cfg.Log.Info("crawl stage started", "run", run.ID, "due", due, "domains", len(keys), "workers", c.cfg.Workers)
 
 	workCtx := ctx

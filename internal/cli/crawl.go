@@ -47,44 +47,91 @@ A second crawl on the same database exits at once with code 3. SIGINT, SIGTERM a
 	return cmd
 }
 
-func runCrawl(ctx context.Context, a *app, cron bool) error {
+// session is one locked use of the database by a command that writes it: crawl, links, recalc, run.
+type session struct {
+	a       *app
+	lock    *runlock.Lock
+	db      *store.DB
+	arch    *archive.Dir
+	crashed []store.Run // runs a killed process left behind, now marked interrupted
+}
+
+// openSession loads the configuration, takes the run lock, opens the database and the archive, and
+// repairs what a killed run left behind: its run is marked interrupted and its directory loses any
+// version the database does not record.
+func (a *app) openSession(ctx context.Context) (*session, error) {
 	if err := a.setup(); err != nil {
-		return err
+		return nil, err
 	}
-	a.warnPlaceholder()
 	if err := os.MkdirAll(filepath.Dir(a.cfg.Database.Path), 0o755); err != nil {
-		return fmt.Errorf("crawl: %w", err)
+		return nil, fmt.Errorf("database %s: %w", a.cfg.Database.Path, err)
 	}
 	lock, err := runlock.Acquire(a.cfg.Database.Path)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	defer lock.Release()
-	db, err := a.openStore(ctx)
-	if err != nil {
-		return err
+	s := &session{a: a, lock: lock}
+	if s.db, err = a.openStore(ctx); err != nil {
+		s.Close()
+		return nil, err
 	}
-	defer db.Close()
-	arch, err := archive.Open(a.cfg.Archive.Root)
-	if err != nil {
-		return err
+	if s.arch, err = archive.Open(a.cfg.Archive.Root); err != nil {
+		s.Close()
+		return nil, err
 	}
-	crashed, err := db.CloseStaleRuns(ctx)
-	if err != nil {
-		return err
+	if s.crashed, err = s.db.CloseStaleRuns(ctx); err != nil {
+		s.Close()
+		return nil, err
 	}
-	for _, r := range crashed {
-		removed, err := arch.Repair(r.StartedAt, func(rel string) bool {
-			ok, err := db.HasArchivePath(ctx, rel)
+	for _, r := range s.crashed {
+		removed, err := s.arch.Repair(r.StartedAt, func(rel string) bool {
+			ok, err := s.db.HasArchivePath(ctx, rel)
 			return err != nil || ok // when in doubt, keep
 		})
 		if err != nil {
-			return err
+			s.Close()
+			return nil, err
 		}
 		a.log.Warn("an earlier run was cut off (killed or crashed); marked interrupted, its unreached URLs are due",
 			"run", r.ID, "incomplete_versions_removed", removed)
 	}
+	return s, nil
+}
 
+func (s *session) Close() {
+	if s.db != nil {
+		s.db.Close()
+	}
+	s.lock.Release()
+}
+
+func runCrawl(ctx context.Context, a *app, cron bool) error {
+	s, err := a.openSession(ctx)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	a.warnPlaceholder()
+	res, err := s.crawl(ctx, cron)
+	if res == nil {
+		return err
+	}
+	return s.finish(ctx, res, err)
+}
+
+// crawlResult is a crawl stage's run and outcome.
+type crawlResult struct {
+	run   store.Run
+	start time.Time
+	stats *crawler.Stats
+	c     *crawler.Crawler
+	close func()
+}
+
+// crawl waits the cron offset if asked, begins a run and runs the crawl stage. A nil result means no
+// run was begun.
+func (s *session) crawl(ctx context.Context, cron bool) (*crawlResult, error) {
+	a := s.a
 	var offset time.Duration
 	if cron {
 		offset = schedule.Offset(time.Now(), a.cfg.Schedule.StartWindow)
@@ -93,57 +140,63 @@ func runCrawl(ctx context.Context, a *app, cron bool) error {
 			select {
 			case <-time.After(offset):
 			case <-ctx.Done():
-				return fmt.Errorf("crawl: interrupted while waiting for the start offset")
+				return nil, fmt.Errorf("crawl: interrupted while waiting for the start offset")
 			}
 		}
 	}
-
-	start, err := distinctRunStart(ctx, db)
+	start, err := distinctRunStart(ctx, s.db)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	runID, err := db.BeginRun(ctx, start, offset)
+	runID, err := s.db.BeginRun(ctx, start, offset)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	progress := newProgress(a)
-	c, closeClient, err := a.newCrawler(ctx, db, arch, progress.update, len(crashed) > 0)
+	c, closeClient, err := a.newCrawler(ctx, s.db, s.arch, progress.update, len(s.crashed) > 0)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	defer closeClient()
 	st, cerr := c.Crawl(ctx, crawler.Run{ID: runID, Start: start})
 	progress.finish()
-
-	run := store.Run{ID: runID, EndedAt: time.Now(), Status: "completed"}
+	res := &crawlResult{run: store.Run{ID: runID, StartedAt: start, StartOffset: offset, Status: "completed"},
+		start: start, stats: st, c: c, close: closeClient}
 	switch {
 	case errors.Is(cerr, crawler.ErrStopped):
-		run.Status = "interrupted"
+		res.run.Status = "interrupted"
 	case cerr != nil:
-		run.Status = "failed"
+		res.run.Status = "failed"
 	}
 	if st != nil {
-		run.Fetched, run.Changed, run.Unchanged, run.NotModified = st.Fetched, st.Changed, st.Unchanged+st.New, st.NotModified
-		run.Errors, run.Blocked, run.NewURLs, run.Bytes, run.CrawlTime = st.Errors, st.Blocked, st.NewURLs, st.Bytes, st.Elapsed
+		r := &res.run
+		r.Fetched, r.Changed, r.Unchanged, r.NotModified = st.Fetched, st.Changed, st.Unchanged+st.New, st.NotModified
+		r.Errors, r.Blocked, r.NewURLs, r.Bytes, r.CrawlTime = st.Errors, st.Blocked, st.NewURLs, st.Bytes, st.Elapsed
+		r.SkippedFr, r.SkippedSelective = st.SkippedFr, st.SkippedSelective
 		fmt.Fprintln(a.stdout, summarize(runID, st))
 	}
-	// The run's row is written even when the stage was interrupted: a short timeout, not the
-	// cancelled context.
+	return res, cerr
+}
+
+// finish records the run's end — even when the stage was interrupted, under a short timeout rather
+// than the cancelled context — writes its manifest, and prunes the archive after a completed run.
+func (s *session) finish(ctx context.Context, res *crawlResult, cerr error) error {
+	defer res.close()
 	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
-	if err := db.FinishRun(fctx, run); err != nil && cerr == nil {
+	res.run.EndedAt = time.Now()
+	if err := s.db.FinishRun(fctx, res.run); err != nil && cerr == nil {
 		cerr = err
 	}
-	if err := writeManifest(fctx, db, arch, runID, start); err != nil && cerr == nil {
+	if err := writeManifest(fctx, s.db, s.arch, res.run.ID, res.start); err != nil && cerr == nil {
 		cerr = err
 	}
-	if keep := a.cfg.Archive.Keep; keep > 0 && cerr == nil {
-		n, err := prune(ctx, a, &reader{db: db, arch: arch}, keep, false)
+	if keep := s.a.cfg.Archive.Keep; keep > 0 && cerr == nil {
+		n, err := prune(ctx, s.a, &reader{db: s.db, arch: s.arch}, keep, false)
 		if err != nil {
 			return err
 		}
 		if n > 0 {
-			a.log.Info("pruned versions older than archive.keep", "versions", n, "keep", fmtKeep(keep))
+			s.a.log.Info("pruned versions older than archive.keep", "versions", n, "keep", fmtKeep(keep))
 		}
 	}
 	if errors.Is(cerr, crawler.ErrStopped) && ctx.Err() == nil {

@@ -10,18 +10,19 @@ import (
 )
 
 // Countdown starts a run the paper's way: every active URL with fr > 0 moves one run closer to being
-// due. It returns how many URLs are due afterwards.
-func (db *DB) Countdown(ctx context.Context) (due int, err error) {
+// due. It returns how many URLs are due afterwards, and how many still wait (skipped by fr).
+func (db *DB) Countdown(ctx context.Context) (due, waiting int, err error) {
 	err = db.inTx(ctx, func(tx *sql.Tx) error {
 		if _, err := tx.ExecContext(ctx, `UPDATE urls SET fr = fr - 1 WHERE state = 'active' AND fr > 0`); err != nil {
 			return err
 		}
-		return tx.QueryRowContext(ctx, `SELECT count(*) FROM urls WHERE state = 'active' AND fr = 0`).Scan(&due)
+		return tx.QueryRowContext(ctx, `SELECT count(*) FILTER (WHERE fr = 0), count(*) FILTER (WHERE fr > 0)
+			FROM urls WHERE state = 'active'`).Scan(&due, &waiting)
 	})
 	if err != nil {
-		return 0, fmt.Errorf("countdown: %w", err)
+		return 0, 0, fmt.Errorf("countdown: %w", err)
 	}
-	return due, nil
+	return due, waiting, nil
 }
 
 // DueHosts lists the hosts that have due URLs, with how many each has.

@@ -26,9 +26,9 @@ func TestCountdownAndNextDue(t *testing.T) {
 		store.NewSeed{URL: "https://a.example/high", Host: "a.example", Level: 2, FrMax: 2},
 		store.NewSeed{URL: "https://b.example/", Host: "b.example", Level: 1, FrMax: 1},
 	)
-	due, err := db.Countdown(ctx)
-	if err != nil || due != 3 {
-		t.Fatalf("Countdown = %d, %v; want 3 new seeds due", due, err)
+	due, waiting, err := db.Countdown(ctx)
+	if err != nil || due != 3 || waiting != 0 {
+		t.Fatalf("Countdown = %d, %d, %v; want 3 new seeds due, none waiting", due, waiting, err)
 	}
 	hosts, err := db.DueHosts(ctx)
 	if err != nil || hosts["a.example"] != 2 || hosts["b.example"] != 1 {
@@ -55,7 +55,7 @@ func TestCountdownAndNextDue(t *testing.T) {
 	// The paper's countdown: fr_max 2 is due every other run, fr_max 3 every third.
 	var dueRuns [2][]int
 	for run := 1; run <= 6; run++ {
-		if _, err := db.Countdown(ctx); err != nil {
+		if _, _, err := db.Countdown(ctx); err != nil {
 			t.Fatal(err)
 		}
 		for {
@@ -135,13 +135,13 @@ func TestRecordFetchKeepsContentOnNotModified(t *testing.T) {
 	d, _ := db.NextDue(ctx, []string{"a.example"}, 0)
 	db.RecordFetch(ctx, store.FetchRecord{URLID: d.ID, FetchedAt: now, Status: 200, Size: 500, ContentType: "text/html",
 		ContentHash: "abc", NextFr: 1, ETag: `"v1"`, LastModified: "Sun, 22 Nov 2026 03:00:00 GMT"})
-	db.Countdown(ctx)
+	db.Countdown(ctx) // the next run
 	d, _ = db.NextDue(ctx, []string{"a.example"}, 0)
 	if err := db.RecordFetch(ctx, store.FetchRecord{URLID: d.ID, FetchedAt: now, Status: 304, NotModified: true,
 		NextFr: 1, ETag: `"v1"`, LastModified: "Sun, 22 Nov 2026 03:00:00 GMT"}); err != nil {
 		t.Fatal(err)
 	}
-	db.Countdown(ctx)
+	db.Countdown(ctx) // the next run
 	d, _ = db.NextDue(ctx, []string{"a.example"}, 0)
 	if d.ContentHash != "abc" || d.ETag != `"v1"` {
 		t.Errorf("a 304 lost the stored content hash or validators: %+v", d)
@@ -239,7 +239,7 @@ func TestRunManifest(t *testing.T) {
 		}
 		db.RecordFetch(ctx, rec)
 	}
-	db.Countdown(ctx)
+	db.Countdown(ctx) // the next run
 	run2, _ := db.BeginRun(ctx, now.Add(time.Hour), 0)
 	outcomes := []store.FetchRecord{
 		{Status: 200, ContentHash: "h2", Changed: true, ArchivePath: "r2/a.example/1"},
