@@ -26,6 +26,7 @@ import (
 
 	"github.com/strata-crawler/strata/archive"
 	"github.com/strata-crawler/strata/filter"
+	"github.com/strata-crawler/strata/frequency"
 	"github.com/strata-crawler/strata/internal/fetch"
 	"github.com/strata-crawler/strata/internal/polite"
 	"github.com/strata-crawler/strata/internal/robots"
@@ -53,6 +54,12 @@ type Store interface {
 	BlockedURLs(ctx context.Context, host string) ([]store.BlockedURL, error)
 	// SeedHosts lists the seeds' host[:port]s, whose registrable domains the default filter keeps to.
 	SeedHosts(ctx context.Context) ([]string, error)
+	// HasChildren, ChildRecords, SetThreshold, ForceChildren and SkipSubtree serve the selective rule.
+	HasChildren(ctx context.Context, hub int64) (bool, error)
+	ChildRecords(ctx context.Context, hub int64, limit int) ([][]store.Record, error)
+	SetThreshold(ctx context.Context, hub int64, t float64) error
+	ForceChildren(ctx context.Context, hub int64, runStart time.Time) ([]string, error)
+	SkipSubtree(ctx context.Context, hub, run int64, maxSkips int) (int, error)
 	// LastAccess returns when each host[:port] was last contacted after since, by any process.
 	LastAccess(ctx context.Context, since time.Time) (map[string]time.Time, error)
 }
@@ -118,6 +125,14 @@ type Config struct {
 	IgnoreNofollow bool
 	// NewFrMax is the revisit interval given to pages found by following links; default 1.
 	NewFrMax int
+	// Selective is the selective incremental rule (Bouras et al. 3.3); the zero value means
+	// frequency.DefaultSelective().
+	Selective frequency.Selective
+	// Limit is how many of a page's last records the rules look at (frequency.limit); default 10.
+	Limit int
+	// MaxSkips is how many runs in a row the selective rule may skip a page before it is crawled
+	// anyway, so that its record, and with it the rule's evidence, never freezes; default 3.
+	MaxSkips int
 }
 
 // Crawler runs crawl stages.
@@ -159,6 +174,15 @@ func New(st Store, f Fetcher, rf RobotsFetcher, gate *polite.Gate, cfg Config) *
 	if cfg.NewFrMax <= 0 {
 		cfg.NewFrMax = 1
 	}
+	if cfg.Selective == (frequency.Selective{}) {
+		cfg.Selective = frequency.DefaultSelective()
+	}
+	if cfg.Limit <= 0 {
+		cfg.Limit = 10
+	}
+	if cfg.MaxSkips <= 0 {
+		cfg.MaxSkips = 3
+	}
 	return &Crawler{store: st, fetch: f, robots: rf, gate: gate, cfg: cfg, token: robots.ProductToken(cfg.UserAgent)}
 }
 
@@ -173,6 +197,8 @@ type Stats struct {
 	New         int // first version of a page
 	Redirects   int // redirect responses whose target joined the run
 	Links       int // new internal links that joined the run, one level down
+	Hubs        int // hubs that came due and were judged by the selective rule
+	Forced      int // hubs whose subtree the selective rule visited although the hub had not changed
 	Errors      int // fetches without a usable response, and 5xx
 	Blocked     int // refused by robots.txt, never requested
 	Filtered    int // rejected by the URL filters, never requested

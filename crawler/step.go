@@ -13,6 +13,7 @@ import (
 
 	"github.com/strata-crawler/strata/archive"
 	"github.com/strata-crawler/strata/filter"
+	"github.com/strata-crawler/strata/frequency"
 	"github.com/strata-crawler/strata/internal/fetch"
 	"github.com/strata-crawler/strata/internal/robots"
 	"github.com/strata-crawler/strata/internal/store"
@@ -125,6 +126,9 @@ func (s *stage) crawl(ctx context.Context, d *domain, u *store.DueURL) error {
 		}
 	}
 	if err := s.c.store.RecordFetch(ctx, rec); err != nil {
+		return err
+	}
+	if err := s.selective(ctx, u, &rec); err != nil {
 		return err
 	}
 	s.count(func(st *Stats) {
@@ -428,6 +432,76 @@ func (s *stage) followLinks(ctx context.Context, d *domain, u *store.DueURL, res
 	}
 	s.count(func(st *Stats) { st.Links += len(added); st.NewURLs += len(added); st.Due += len(added) })
 	return nil
+}
+
+// selective applies the selective incremental rule (Bouras et al. 3.3) when a hub — a page above
+// level 0 with known children — comes due. A hub that changed (or is new) is treated as unknown: its
+// links were followed and its children are visited as their own fr allows. A hub that did not change
+// has its subtree visited when enough of its children changed lately (children made due now even if
+// their fr has not reached 0), and skipped for this run otherwise. Either way the hub's threshold
+// moves towards what its children did.
+func (s *stage) selective(ctx context.Context, u *store.DueURL, rec *store.FetchRecord) error {
+	if u.Level <= 0 || (rec.ContentHash == "" && !rec.NotModified) {
+		return nil // not a hub, or no usable answer: no evidence about the hub itself
+	}
+	if ok, err := s.c.store.HasChildren(ctx, u.ID); err != nil || !ok {
+		return err
+	}
+	kids, err := s.c.store.ChildRecords(ctx, u.ID, s.c.cfg.Limit)
+	if err != nil {
+		return err
+	}
+	rule := s.c.cfg.Selective
+	ratio := frequency.ChildChangeRatio(freqHistories(kids), s.c.cfg.Limit)
+	threshold := rule.Threshold(u.Threshold)
+	changed := rec.Changed || u.ContentHash == ""
+	visit, reason := rule.Decide(changed, threshold, ratio)
+	if err := s.c.store.SetThreshold(ctx, u.ID, rule.NextThreshold(threshold, ratio)); err != nil {
+		return err
+	}
+	forced, skipped := 0, 0 // forced: 1 when the subtree is visited although the hub did not change
+	switch {
+	case changed:
+	case visit:
+		hosts, err := s.c.store.ForceChildren(ctx, u.ID, s.run.Start)
+		if err != nil {
+			return err
+		}
+		for _, h := range hosts {
+			s.sched.addHost(h)
+		}
+		forced = 1
+	default:
+		if skipped, err = s.c.store.SkipSubtree(ctx, u.ID, s.run.ID, s.c.cfg.MaxSkips); err != nil {
+			return err
+		}
+	}
+	s.c.cfg.Log.Debug("selective rule", "hub", u.URL, "visit", visit, "reason", reason, "skipped", skipped)
+	s.count(func(st *Stats) {
+		st.Hubs++
+		st.SkippedSelective += skipped
+		if forced > 0 {
+			st.Forced++
+		}
+	})
+	return nil
+}
+
+// freqHistories turns stored records into the frequency package's.
+func freqHistories(in [][]store.Record) [][]frequency.Record {
+	out := make([][]frequency.Record, len(in))
+	for i, h := range in {
+		out[i] = freqRecords(h)
+	}
+	return out
+}
+
+func freqRecords(in []store.Record) []frequency.Record {
+	out := make([]frequency.Record, len(in))
+	for i, r := range in {
+		out[i] = frequency.Record{Run: r.Run, Changed: r.Changed, Failed: r.Failed}
+	}
+	return out
 }
 
 func isHTML(contentType string) bool {

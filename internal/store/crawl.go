@@ -74,7 +74,8 @@ type DueURL struct {
 	ContentHash  string
 	RootID       int64
 	IsSeed       bool
-	ArchivePath  string // of the current stored version, "" if none
+	Threshold    float64 // the child-change threshold, for hubs
+	ArchivePath  string  // of the current stored version, "" if none
 }
 
 // NextDue returns the due URL among hosts to crawl next — the highest level first, then the oldest
@@ -91,10 +92,10 @@ func (db *DB) NextDue(ctx context.Context, hosts []string, run int64) (*DueURL, 
 	}
 	args = append(args, run)
 	err := db.sql.QueryRowContext(ctx, `SELECT id, url, host, level, fr_max, etag, last_modified, content_hash, root_id, is_seed,
-		(SELECT archive_path FROM fetches f WHERE f.url_id = urls.id AND f.archive_path IS NOT NULL ORDER BY f.id DESC LIMIT 1)
+		threshold, (SELECT archive_path FROM fetches f WHERE f.url_id = urls.id AND f.archive_path IS NOT NULL ORDER BY f.id DESC LIMIT 1)
 		FROM urls WHERE host IN (`+placeholders(len(hosts))+`) AND state = 'active' AND fr = 0
 		AND (skipped_run IS NULL OR skipped_run <> ?) ORDER BY level DESC, id LIMIT 1`, args...).
-		Scan(&d.ID, &d.URL, &d.Host, &d.Level, &d.FrMax, &etag, &lm, &hash, &root, &d.IsSeed, &archived)
+		Scan(&d.ID, &d.URL, &d.Host, &d.Level, &d.FrMax, &etag, &lm, &hash, &root, &d.IsSeed, &d.Threshold, &archived)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("next due URL of %v: %w", hosts, ErrNotFound)
 	}
@@ -142,7 +143,7 @@ func (db *DB) RecordFetch(ctx context.Context, r FetchRecord) error {
 			r.Changed, r.NotModified, nullString(r.ArchivePath), nullString(r.Error), r.Duration.Milliseconds()); err != nil {
 			return err
 		}
-		res, err := tx.ExecContext(ctx, `UPDATE urls SET fr = ?, date = ?, last_status = ?,
+		res, err := tx.ExecContext(ctx, `UPDATE urls SET fr = ?, date = ?, last_status = ?, skips = 0,
 			size = CASE WHEN ? THEN ? ELSE size END,
 			content_type = coalesce(?, content_type),
 			content_hash = coalesce(?, content_hash),

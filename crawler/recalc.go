@@ -1,0 +1,85 @@
+package crawler
+
+import (
+	"context"
+	"time"
+
+	"github.com/strata-crawler/strata/frequency"
+	"github.com/strata-crawler/strata/internal/store"
+)
+
+// RecalcStore is what the recalculation stage needs from the database.
+type RecalcStore interface {
+	RunHistories(ctx context.Context, run int64, limit int, fn func(store.PageHistory) error) error
+	ChildRecords(ctx context.Context, hub int64, limit int) ([][]store.Record, error)
+	SetFrMax(ctx context.Context, updates []store.FrMaxUpdate) error
+}
+
+var _ RecalcStore = (*store.DB)(nil)
+
+// RecalcStats counts what a recalculation did.
+type RecalcStats struct {
+	Pages    int // pages recalculated
+	Faster   int // fr_max went down: visited more often
+	Slower   int // fr_max went up
+	Adjusted int // hubs whose fr_max the hub adjustment lowered
+	Elapsed  time.Duration
+}
+
+// recalcBatch is how many new intervals are written per transaction.
+const recalcBatch = 1000
+
+// Recalc is the paper's Frequency Manager: for every page crawled in run, the policy turns its last
+// limit records into a new fr_max, and the page's countdown restarts from it. A hub whose children
+// change much more often than the hub itself — at least half of them changed lately, and at least
+// twice the hub's own change share — gets the hub adjustment on top, so that it comes due, and its
+// subtree gets judged, more often (Bouras et al. 3.3 and table 2).
+func (c *Crawler) Recalc(ctx context.Context, st RecalcStore, run Run, policy frequency.Policy, limit int) (*RecalcStats, error) {
+	start := time.Now()
+	stats := &RecalcStats{}
+	batch := make([]store.FrMaxUpdate, 0, recalcBatch)
+	flush := func() error {
+		if len(batch) == 0 {
+			return nil
+		}
+		err := st.SetFrMax(ctx, batch)
+		batch = batch[:0]
+		return err
+	}
+	err := st.RunHistories(ctx, run.ID, limit, func(h store.PageHistory) error {
+		records := freqRecords(h.Records)
+		next := policy.NextFrMax(frequency.Page{FrMax: h.FrMax, History: records})
+		if h.Level > 0 {
+			kids, err := st.ChildRecords(ctx, h.URLID, limit)
+			if err != nil {
+				return err
+			}
+			if len(kids) > 0 {
+				childRatio := frequency.ChildChangeRatio(freqHistories(kids), limit)
+				if own := frequency.ChangeRatio(records, limit); childRatio >= 0.5 && childRatio >= 2*own {
+					if adj := frequency.HubAdjust(next, childRatio); adj < next {
+						next = adj
+						stats.Adjusted++
+					}
+				}
+			}
+		}
+		stats.Pages++
+		switch {
+		case next < h.FrMax:
+			stats.Faster++
+		case next > h.FrMax:
+			stats.Slower++
+		}
+		batch = append(batch, store.FrMaxUpdate{URLID: h.URLID, FrMax: next})
+		if len(batch) == recalcBatch {
+			return flush()
+		}
+		return nil
+	})
+	if err == nil {
+		err = flush()
+	}
+	stats.Elapsed = time.Since(start)
+	return stats, err
+}

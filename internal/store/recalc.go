@@ -1,0 +1,193 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+)
+
+// Record is one fetch of a page as the frequency policies see it.
+type Record struct {
+	Run     int64
+	Changed bool
+	Failed  bool // no usable answer (no response, 3xx, 4xx, 5xx): no evidence about change
+}
+
+// recordFields are the columns of a fetch that make a Record.
+const recordFields = `f.url_id, coalesce(f.run_id, 0) AS run_id, f.changed, NOT (f.status = 200 OR f.not_modified) AS failed`
+
+// PageHistory is a page crawled in a run, with its last records, oldest first.
+type PageHistory struct {
+	URLID     int64
+	FrMax     int
+	Level     int
+	Threshold float64
+	Records   []Record
+}
+
+// RunHistories calls fn for every page that got a response in run, with its last limit records,
+// streaming: memory stays constant however many pages the run crawled.
+func (db *DB) RunHistories(ctx context.Context, run int64, limit int, fn func(PageHistory) error) error {
+	rows, err := db.sql.QueryContext(ctx, `WITH pages AS (
+			SELECT DISTINCT url_id FROM fetches WHERE run_id = ?1 AND status > 0),
+		ranked AS (
+			SELECT `+recordFields+`, f.id,
+				row_number() OVER (PARTITION BY f.url_id ORDER BY f.id DESC) AS rn
+			FROM fetches f JOIN pages p ON p.url_id = f.url_id)
+		SELECT r.url_id, u.fr_max, u.level, u.threshold, r.run_id, r.changed, r.failed
+		FROM ranked r JOIN urls u ON u.id = r.url_id
+		WHERE r.rn <= ?2 ORDER BY r.url_id, r.id`, run, limit)
+	if err != nil {
+		return fmt.Errorf("histories of run %d: %w", run, err)
+	}
+	defer rows.Close()
+	var cur *PageHistory
+	for rows.Next() {
+		var id int64
+		var h PageHistory
+		var r Record
+		if err := rows.Scan(&id, &h.FrMax, &h.Level, &h.Threshold, &r.Run, &r.Changed, &r.Failed); err != nil {
+			return fmt.Errorf("histories of run %d: %w", run, err)
+		}
+		if cur != nil && cur.URLID != id {
+			if err := fn(*cur); err != nil {
+				return err
+			}
+			cur = nil
+		}
+		if cur == nil {
+			h.URLID = id
+			cur = &h
+		}
+		cur.Records = append(cur.Records, r)
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("histories of run %d: %w", run, err)
+	}
+	if cur != nil {
+		return fn(*cur)
+	}
+	return nil
+}
+
+// ChildRecords returns, for each active child of hub (the pages first found on it), its last limit
+// records, oldest first. Children never fetched are left out.
+func (db *DB) ChildRecords(ctx context.Context, hub int64, limit int) ([][]Record, error) {
+	rows, err := db.sql.QueryContext(ctx, `WITH kids AS (
+			SELECT id FROM urls WHERE parent_id = ?1 AND state = 'active'),
+		ranked AS (
+			SELECT `+recordFields+`, f.id,
+				row_number() OVER (PARTITION BY f.url_id ORDER BY f.id DESC) AS rn
+			FROM fetches f JOIN kids k ON k.id = f.url_id)
+		SELECT url_id, run_id, changed, failed FROM ranked WHERE rn <= ?2 ORDER BY url_id, id`, hub, limit)
+	if err != nil {
+		return nil, fmt.Errorf("children of URL %d: %w", hub, err)
+	}
+	defer rows.Close()
+	var out [][]Record
+	last := int64(-1)
+	for rows.Next() {
+		var id int64
+		var r Record
+		if err := rows.Scan(&id, &r.Run, &r.Changed, &r.Failed); err != nil {
+			return nil, fmt.Errorf("children of URL %d: %w", hub, err)
+		}
+		if id != last {
+			out = append(out, nil)
+			last = id
+		}
+		out[len(out)-1] = append(out[len(out)-1], r)
+	}
+	return out, rows.Err()
+}
+
+// HasChildren reports whether hub has active children.
+func (db *DB) HasChildren(ctx context.Context, hub int64) (bool, error) {
+	var one int
+	err := db.sql.QueryRowContext(ctx, `SELECT 1 FROM urls WHERE parent_id = ? AND state = 'active' LIMIT 1`, hub).Scan(&one)
+	if err == sql.ErrNoRows {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("children of URL %d: %w", hub, err)
+	}
+	return true, nil
+}
+
+// FrMaxUpdate is a recalculated revisit interval.
+type FrMaxUpdate struct {
+	URLID int64
+	FrMax int
+}
+
+// SetFrMax stores recalculated intervals in one transaction. The pages were crawled in the run just
+// finished, so their countdown restarts from the new interval.
+func (db *DB) SetFrMax(ctx context.Context, updates []FrMaxUpdate) error {
+	err := db.inTx(ctx, func(tx *sql.Tx) error {
+		st, err := tx.PrepareContext(ctx, `UPDATE urls SET fr_max = ?1, fr = ?1 WHERE id = ?2`)
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		for _, u := range updates {
+			if _, err := st.ExecContext(ctx, u.FrMax, u.URLID); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("store %d revisit intervals: %w", len(updates), err)
+	}
+	return nil
+}
+
+// SetThreshold stores a hub's child-change threshold.
+func (db *DB) SetThreshold(ctx context.Context, hub int64, t float64) error {
+	if _, err := db.sql.ExecContext(ctx, `UPDATE urls SET threshold = ? WHERE id = ?`, t, hub); err != nil {
+		return fmt.Errorf("set threshold of URL %d: %w", hub, err)
+	}
+	return nil
+}
+
+// ForceChildren makes hub's active children due now, unless crawled since runStart: the selective
+// rule decided to visit the subtree. It returns their hosts, for the scheduler.
+func (db *DB) ForceChildren(ctx context.Context, hub int64, runStart time.Time) ([]string, error) {
+	rows, err := db.sql.QueryContext(ctx, `UPDATE urls SET fr = 0 WHERE parent_id = ? AND state = 'active'
+		AND (date IS NULL OR date < ?) RETURNING host`, hub, formatTime(runStart))
+	if err != nil {
+		return nil, fmt.Errorf("visit children of URL %d: %w", hub, err)
+	}
+	defer rows.Close()
+	seen := map[string]bool{}
+	var hosts []string
+	for rows.Next() {
+		var h string
+		if err := rows.Scan(&h); err != nil {
+			return nil, err
+		}
+		if !seen[h] {
+			seen[h] = true
+			hosts = append(hosts, h)
+		}
+	}
+	return hosts, rows.Err()
+}
+
+// SkipSubtree leaves out of run the due pages below hub (its children, theirs, and so on) that have
+// been skipped fewer than maxSkips runs in a row, and counts the skip. A page skipped maxSkips times
+// in a row is crawled anyway, so no page's record can freeze for ever. It returns how many it skipped.
+func (db *DB) SkipSubtree(ctx context.Context, hub, run int64, maxSkips int) (int, error) {
+	res, err := db.sql.ExecContext(ctx, `WITH RECURSIVE below(id) AS (
+			SELECT id FROM urls WHERE parent_id = ?1
+			UNION SELECT u.id FROM urls u JOIN below b ON u.parent_id = b.id)
+		UPDATE urls SET skipped_run = ?2, skips = skips + 1
+		WHERE id IN (SELECT id FROM below) AND state = 'active' AND fr = 0 AND skips < ?3
+		AND (skipped_run IS NULL OR skipped_run <> ?2)`, hub, run, maxSkips)
+	if err != nil {
+		return 0, fmt.Errorf("skip the subtree of URL %d: %w", hub, err)
+	}
+	n, _ := res.RowsAffected()
+	return int(n), nil
+}
