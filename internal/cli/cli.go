@@ -108,7 +108,8 @@ sends more than one request every 10 seconds to any site.`,
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.CompletionOptions.DisableDefaultCmd = true
 	root.AddCommand(newVersionCmd(a), newConfigCmd(a), newSeedCmd(a), newStatusCmd(a), newCrawlCmd(a), newFilterCmd(a),
-		newHistoryCmd(a), newShowCmd(a), newDiffCmd(a), newExportCmd(a), newPruneCmd(a))
+		newHistoryCmd(a), newShowCmd(a), newDiffCmd(a), newExportCmd(a), newPruneCmd(a),
+		newRunCmd(a), newRecalcCmd(a), newLinksCmd(a))
 	return root
 }
 

@@ -253,6 +253,7 @@ func (a *app) newCrawler(ctx context.Context, db *store.DB, arch *archive.Dir, p
 		Text:           textExtractor(pagetext.Mode(cfg.Archive.Text), a.log),
 		IgnoreNofollow: !cfg.Links.HonourNofollow,
 		NewFrMax:       cfg.Seed.FrMax,
+		Limit:          cfg.Frequency.Limit,
 	})
 	return c, client.Close, nil
 }

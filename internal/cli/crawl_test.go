@@ -64,3 +64,31 @@ func TestCrawlBadMaxDuration(t *testing.T) {
 		t.Errorf("exit %d, stderr %q", code, errs)
 	}
 }
+
+func TestRunCycle(t *testing.T) {
+	web := testweb.New(t)
+	s := web.AddSite(t)
+	s.Page("/", `<a href="/a">a</a> <a href="/b">b</a>`)
+	s.Page("/a", "<p>a</p>")
+	s.Page("/b", "<p>b</p>")
+	e := newEnv(t, loopbackConfig)
+	e.mustRun("seed", "add", "--level", "1", s.URL("/"))
+	out := e.mustRun("run")
+	for _, want := range []string{"run 1: crawled 3 of 3 due URLs", "recalc: 3 revisit intervals recalculated",
+		"links: 2 links recorded from 3 stored versions"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("run output lacks %q:\n%s", want, out)
+		}
+	}
+	// The stages on their own, for the last run.
+	if out := e.mustRun("recalc"); !strings.Contains(out, "run 1: 3 revisit intervals recalculated") {
+		t.Errorf("recalc: %s", out)
+	}
+	if out := e.mustRun("links"); !strings.Contains(out, "run 1: 2 links recorded") {
+		t.Errorf("links: %s", out)
+	}
+	fresh := newEnv(t, loopbackConfig)
+	if _, errs, code := fresh.run("recalc"); code != cli.ExitUsage || !strings.Contains(errs, "no run yet") {
+		t.Errorf("recalc before any run: exit %d, %q", code, errs)
+	}
+}

@@ -77,6 +77,12 @@ type Config struct {
 		HonourNofollow bool
 		ExternalLevel  int
 	}
+	Frequency struct {
+		Policy string
+		Limit  int
+		Min    int
+		Max    int
+	}
 	Log struct {
 		Level  string
 		Format string
@@ -165,6 +171,18 @@ var schema = []field{
 	{key: "politeness.domain_key", def: "registrable", enum: []string{"registrable", "host"},
 		doc: `What counts as one domain for politeness: "registrable" (example.co.uk and its subdomains) or "host".`,
 		ptr: func(c *Config) any { return &c.Politeness.DomainKey }},
+	{key: "frequency.policy", def: "bouras", enum: []string{"bouras"},
+		doc: "How revisit intervals are recalculated after each crawl: \"bouras\" (Bouras et al., 3.2).",
+		ptr: func(c *Config) any { return &c.Frequency.Policy }},
+	{key: "frequency.limit", def: 10, min: 2, max: 1000,
+		doc: "How many of a page's last fetches the frequency and selective rules look at.",
+		ptr: func(c *Config) any { return &c.Frequency.Limit }},
+	{key: "frequency.min", def: 1, min: 1, max: 365,
+		doc: "Shortest revisit interval, in runs.",
+		ptr: func(c *Config) any { return &c.Frequency.Min }},
+	{key: "frequency.max", def: 30, min: 1, max: 3650,
+		doc: "Longest revisit interval, in runs.",
+		ptr: func(c *Config) any { return &c.Frequency.Max }},
 	{key: "links.honour_nofollow", def: true,
 		doc: "Honour rel=nofollow (and sponsored, ugc) on links and <meta name=robots content=nofollow> on pages.",
 		ptr: func(c *Config) any { return &c.Links.HonourNofollow }},
@@ -288,6 +306,10 @@ func Load(opts Options) (*Config, error) {
 				*p = filepath.Join(cfg.Dir, *p)
 			}
 		}
+	}
+	if cfg.Frequency.Min > cfg.Frequency.Max {
+		return nil, fmt.Errorf("%w: %s: frequency.min (%d) is above frequency.max (%d)", ErrInvalid,
+			describe(cfg, "frequency.min"), cfg.Frequency.Min, cfg.Frequency.Max)
 	}
 	cfg.Filter = filter.Default()
 	if file != "" && v.InConfig(filterKey) {

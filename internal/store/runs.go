@@ -34,3 +34,16 @@ func (db *DB) FinishRun(ctx context.Context, r Run) error {
 	}
 	return nil
 }
+
+// SetStageTimes records how long a run's recalculation and links stages took (zero leaves a time as
+// it is): the stages may also be run on their own, after the crawl.
+func (db *DB) SetStageTimes(ctx context.Context, run int64, recalc, links time.Duration) error {
+	_, err := db.sql.ExecContext(ctx, `UPDATE runs SET
+		recalc_ms = CASE WHEN ?1 > 0 THEN ?1 ELSE recalc_ms END,
+		links_ms = CASE WHEN ?2 > 0 THEN ?2 ELSE links_ms END WHERE id = ?3`,
+		recalc.Milliseconds(), links.Milliseconds(), run)
+	if err != nil {
+		return fmt.Errorf("record stage times of run %d: %w", run, err)
+	}
+	return nil
+}

@@ -1,0 +1,182 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/strata-crawler/strata/crawler"
+	"github.com/strata-crawler/strata/frequency"
+	"github.com/strata-crawler/strata/internal/store"
+)
+
+func newRunCmd(a *app) *cobra.Command {
+	var cron bool
+	cmd := &cobra.Command{
+		Use:   "run [--cron] [--max-duration D]",
+		Short: "Run the whole cycle: crawl, then recalculate revisit intervals and extract links",
+		Long: `Run the paper's cycle once: the crawl stage (see strata crawl), then the Frequency Manager
+(strata recalc) and the Link Extractor Manager (strata links) side by side, as in Bouras et al.'s
+figure 2. This is the command to put in cron.`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runCycle(cmd.Context(), a, cron)
+		},
+	}
+	cmd.Flags().BoolVar(&cron, "cron", false, "first wait the day's offset inside schedule.start_window")
+	a.bind(cmd.Flags(), "crawl.max_duration", "max-duration", "", "stop the crawl stage after this long, e.g. 2h (default crawl.max_duration)")
+	return cmd
+}
+
+func runCycle(ctx context.Context, a *app, cron bool) error {
+	s, err := a.openSession(ctx)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	a.warnPlaceholder()
+	res, cerr := s.crawl(ctx, cron)
+	if res == nil {
+		return cerr
+	}
+	// Recalculation and links run on what the crawl did, even when its time window closed; not after
+	// a signal or a failure.
+	if ctx.Err() == nil && (cerr == nil || errors.Is(cerr, crawler.ErrStopped)) {
+		rs, ls, err := s.laterStages(ctx, res.c, res.run.ID)
+		if err != nil {
+			res.close()
+			return err
+		}
+		res.run.RecalcTime, res.run.LinksTime = rs.Elapsed, ls.Elapsed
+		fmt.Fprintln(a.stdout, summarizeLater(rs, ls))
+	}
+	return s.finish(ctx, res, cerr)
+}
+
+// laterStages runs recalculation and link extraction side by side, on separate connections and
+// transactions: neither holds a write transaction while waiting for the other, so they cannot
+// deadlock, and SQLite's busy timeout orders their short writes.
+func (s *session) laterStages(ctx context.Context, c *crawler.Crawler, run int64) (*crawler.RecalcStats, *crawler.LinkStats, error) {
+	policy, err := s.policy()
+	if err != nil {
+		return nil, nil, err
+	}
+	var rs *crawler.RecalcStats
+	var ls *crawler.LinkStats
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() (err error) {
+		rs, err = c.Recalc(gctx, s.db, crawler.Run{ID: run}, policy, s.a.cfg.Frequency.Limit)
+		return err
+	})
+	g.Go(func() (err error) {
+		ls, err = c.Links(gctx, s.db, s.arch, crawler.Run{ID: run}, s.linksConfig())
+		return err
+	})
+	if err := g.Wait(); err != nil {
+		return nil, nil, err
+	}
+	return rs, ls, nil
+}
+
+func (s *session) policy() (frequency.Policy, error) {
+	f := s.a.cfg.Frequency
+	return frequency.New(f.Policy, frequency.WithLimit(f.Limit), frequency.WithBounds(f.Min, f.Max))
+}
+
+func (s *session) linksConfig() crawler.LinksConfig {
+	return crawler.LinksConfig{ExternalLevel: s.a.cfg.Links.ExternalLevel, NewFrMax: s.a.cfg.Seed.FrMax,
+		HonourNofollow: s.a.cfg.Links.HonourNofollow}
+}
+
+func summarizeLater(rs *crawler.RecalcStats, ls *crawler.LinkStats) string {
+	return fmt.Sprintf("recalc: %s recalculated (%d to be visited sooner, %d later, %d hubs adjusted) in %v; "+
+		"links: %s recorded from %d stored versions, %d external URLs admitted, %d blocked by robots.txt, in %v.",
+		plural(rs.Pages, "revisit interval"), rs.Faster, rs.Slower, rs.Adjusted, rs.Elapsed.Round(time.Millisecond),
+		plural(ls.Links, "link"), ls.Read, ls.Added, ls.Blocked, ls.Elapsed.Round(time.Millisecond))
+}
+
+// lastRun returns the id of the most recent run, or a usage error when there is none.
+func lastRun(ctx context.Context, db *store.DB) (int64, error) {
+	runs, err := db.RecentRuns(ctx, 1)
+	if err != nil {
+		return 0, err
+	}
+	if len(runs) == 0 {
+		return 0, usagef("no run yet: run strata crawl first")
+	}
+	return runs[0].ID, nil
+}
+
+func newRecalcCmd(a *app) *cobra.Command {
+	return &cobra.Command{
+		Use:   "recalc",
+		Short: "Recalculate the revisit interval of every page the last run crawled (the Frequency Manager)",
+		Args:  noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return a.laterStage(cmd.Context(), func(ctx context.Context, s *session, c *crawler.Crawler, run int64) (string, error) {
+				policy, err := s.policy()
+				if err != nil {
+					return "", err
+				}
+				rs, err := c.Recalc(ctx, s.db, crawler.Run{ID: run}, policy, a.cfg.Frequency.Limit)
+				if err != nil {
+					return "", err
+				}
+				if err := s.db.SetStageTimes(ctx, run, rs.Elapsed, 0); err != nil {
+					return "", err
+				}
+				return fmt.Sprintf("run %d: %s recalculated (%d to be visited sooner, %d later, %d hubs adjusted) in %v",
+					run, plural(rs.Pages, "revisit interval"), rs.Faster, rs.Slower, rs.Adjusted, rs.Elapsed.Round(time.Millisecond)), nil
+			})
+		},
+	}
+}
+
+func newLinksCmd(a *app) *cobra.Command {
+	return &cobra.Command{
+		Use:   "links",
+		Short: "Record the link graph of the pages the last run crawled and admit external links (the Link Extractor Manager)",
+		Args:  noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return a.laterStage(cmd.Context(), func(ctx context.Context, s *session, c *crawler.Crawler, run int64) (string, error) {
+				ls, err := c.Links(ctx, s.db, s.arch, crawler.Run{ID: run}, s.linksConfig())
+				if err != nil {
+					return "", err
+				}
+				if err := s.db.SetStageTimes(ctx, run, 0, ls.Elapsed); err != nil {
+					return "", err
+				}
+				return fmt.Sprintf("run %d: %s recorded from %d stored versions (%d pages), %d external URLs admitted, %d blocked by robots.txt, in %v",
+					run, plural(ls.Links, "link"), ls.Read, ls.Pages, ls.Added, ls.Blocked, ls.Elapsed.Round(time.Millisecond)), nil
+			})
+		},
+	}
+}
+
+// laterStage runs one of the stages that follow a crawl, on its own, for the last run.
+func (a *app) laterStage(ctx context.Context, stage func(context.Context, *session, *crawler.Crawler, int64) (string, error)) error {
+	s, err := a.openSession(ctx)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	run, err := lastRun(ctx, s.db)
+	if err != nil {
+		return err
+	}
+	c, closeClient, err := a.newCrawler(ctx, s.db, s.arch, nil, false)
+	if err != nil {
+		return err
+	}
+	defer closeClient()
+	msg, err := stage(ctx, s, c, run)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintln(a.stdout, msg)
+	return err
+}
