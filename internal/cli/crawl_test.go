@@ -91,4 +91,24 @@ func TestRunCycle(t *testing.T) {
 	if _, errs, code := fresh.run("recalc"); code != cli.ExitUsage || !strings.Contains(errs, "no run yet") {
 		t.Errorf("recalc before any run: exit %d, %q", code, errs)
 	}
+
+	e.mustRun("run") // a second run: the hub / is unchanged, so is every child
+	ex := e.mustRun("explain", s.URL("/"))
+	for _, want := range []string{"seed, level 1", "fr / fr_max", "2 known; 0% changed",
+		"threshold", "next run:", "as a hub: if it is crawled and unchanged, its subtree will be skipped", "after its next crawl, fr_max becomes"} {
+		if !strings.Contains(ex, want) {
+			t.Errorf("explain / lacks %q:\n%s", want, ex)
+		}
+	}
+	ex = e.mustRun("explain", s.URL("/a"))
+	if !strings.Contains(ex, "found on "+s.URL("/")) || !strings.Contains(ex, "last 10 records") {
+		t.Errorf("explain /a:\n%s", ex)
+	}
+	if _, errs, code := e.run("explain", s.URL("/never")); code != cli.ExitUsage || !strings.Contains(errs, "does not know") {
+		t.Errorf("explain of an unknown URL: exit %d, %q", code, errs)
+	}
+	rep := e.mustRun("status", "--seeds")
+	if !strings.Contains(rep, "LINKS/CRAWL") || !strings.Contains(rep, s.URL("/")+"  2.0") || !strings.Contains(rep, "0 of 2") {
+		t.Errorf("status --seeds:\n%s", rep)
+	}
 }

@@ -1,17 +1,19 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/strata-crawler/strata/frequency"
 	"github.com/strata-crawler/strata/internal/store"
 )
 
 func newStatusCmd(a *app) *cobra.Command {
-	var asJSON bool
+	var asJSON, seeds bool
 	cmd := &cobra.Command{
 		Use:   "status",
 		Short: "Summarise the URL table and the last runs",
@@ -22,6 +24,9 @@ func newStatusCmd(a *app) *cobra.Command {
 				return err
 			}
 			defer db.Close()
+			if seeds {
+				return seedReport(cmd.Context(), a, db, asJSON)
+			}
 			st, err := db.Status(cmd.Context(), 5)
 			if err != nil {
 				return err
@@ -33,7 +38,47 @@ func newStatusCmd(a *app) *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	cmd.Flags().BoolVar(&seeds, "seeds", false, "per seed, the paper's table 2: links per crawl, changes, children changed, fr_max, threshold")
 	return cmd
+}
+
+type seedReportJSON struct {
+	URL             string  `json:"url"`
+	LinksPerCrawl   float64 `json:"internal_links_per_crawl"`
+	Changes         int     `json:"changes"`
+	Crawls          int     `json:"crawls"`
+	ChildrenChanged float64 `json:"children_changed_share"`
+	FrMax           int     `json:"fr_max"`
+	Threshold       float64 `json:"threshold"`
+}
+
+func seedReport(ctx context.Context, a *app, db *store.DB, asJSON bool) error {
+	limit := a.cfg.Frequency.Limit
+	reports, err := db.SeedReports(ctx, limit)
+	if err != nil {
+		return err
+	}
+	kids := map[int64]float64{}
+	for _, r := range reports {
+		k, err := db.ChildRecords(ctx, r.URLID, limit)
+		if err != nil {
+			return err
+		}
+		kids[r.URLID] = frequency.ChildChangeRatio(freqHistories(k), limit)
+	}
+	if asJSON {
+		out := make([]seedReportJSON, len(reports))
+		for i, r := range reports {
+			out[i] = seedReportJSON{URL: r.URL, LinksPerCrawl: r.InternalLinks, Changes: r.Changes, Crawls: r.Crawls,
+				ChildrenChanged: kids[r.URLID], FrMax: r.FrMax, Threshold: frequency.DefaultSelective().Threshold(r.Threshold)}
+		}
+		return writeJSON(a.stdout, out)
+	}
+	if len(reports) == 0 {
+		_, err := fmt.Fprintln(a.stdout, "no seeds yet: add one with strata seed add URL")
+		return err
+	}
+	return printSeedReport(a.stdout, reports, kids, limit)
 }
 
 func printStatus(a *app, st *store.Status) error {

@@ -407,14 +407,21 @@ type URLInfo struct {
 	LastCrawled time.Time
 	Statuses    []int  // of the last 10 fetches, newest first
 	LastError   string // of the newest fetch
+	Skips       int    // runs in a row the selective rule skipped it
+	ParentID    int64  // the page it was first found on, 0 for a seed
+	ParentURL   string
 }
 
 // URLInfo returns the row of url (normalised), or an error wrapping ErrNotFound.
 func (db *DB) URLInfo(ctx context.Context, url string) (*URLInfo, error) {
 	var in URLInfo
 	var date sql.NullString
-	err := db.sql.QueryRowContext(ctx, `SELECT id, url, state, level, fr, fr_max, threshold, is_seed, date
-		FROM urls WHERE url = ?`, url).Scan(&in.ID, &in.URL, &in.State, &in.Level, &in.Fr, &in.FrMax, &in.Threshold, &in.IsSeed, &date)
+	var parent sql.NullString
+	var parentID sql.NullInt64
+	err := db.sql.QueryRowContext(ctx, `SELECT u.id, u.url, u.state, u.level, u.fr, u.fr_max, u.threshold, u.is_seed, u.date,
+		u.skips, u.parent_id, p.url FROM urls u LEFT JOIN urls p ON p.id = u.parent_id WHERE u.url = ?`, url).
+		Scan(&in.ID, &in.URL, &in.State, &in.Level, &in.Fr, &in.FrMax, &in.Threshold, &in.IsSeed, &date, &in.Skips, &parentID, &parent)
+	in.ParentID, in.ParentURL = parentID.Int64, parent.String
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("URL %s: %w", url, ErrNotFound)
 	}

@@ -191,3 +191,76 @@ func (db *DB) SkipSubtree(ctx context.Context, hub, run int64, maxSkips int) (in
 	n, _ := res.RowsAffected()
 	return int(n), nil
 }
+
+// Records returns a page's last limit records, oldest first.
+func (db *DB) Records(ctx context.Context, urlID int64, limit int) ([]Record, error) {
+	rows, err := db.sql.QueryContext(ctx, `SELECT * FROM (SELECT `+recordFields+`, f.id FROM fetches f
+		WHERE f.url_id = ? ORDER BY f.id DESC LIMIT ?) ORDER BY id`, urlID, limit)
+	if err != nil {
+		return nil, fmt.Errorf("records of URL %d: %w", urlID, err)
+	}
+	defer rows.Close()
+	var out []Record
+	for rows.Next() {
+		var id, fid int64
+		var r Record
+		if err := rows.Scan(&id, &r.Run, &r.Changed, &r.Failed, &fid); err != nil {
+			return nil, fmt.Errorf("records of URL %d: %w", urlID, err)
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// SeedReport is one row of the paper's table 2: how a seed and the pages below it change.
+type SeedReport struct {
+	URLID         int64
+	URL           string
+	FrMax         int
+	Threshold     float64
+	Crawls        int     // of the last limit crawls, the ones with a usable answer
+	Changes       int     // changes among them
+	InternalLinks float64 // internal links per crawl, averaged over the runs the seed was crawled in
+}
+
+// SeedReports returns a row per active seed, over each seed's last limit crawls.
+func (db *DB) SeedReports(ctx context.Context, limit int) ([]SeedReport, error) {
+	rows, err := db.sql.QueryContext(ctx, `SELECT id, url, fr_max, threshold FROM urls WHERE is_seed = 1 AND state = 'active' ORDER BY url`)
+	if err != nil {
+		return nil, fmt.Errorf("seed report: %w", err)
+	}
+	var out []SeedReport
+	for rows.Next() {
+		var r SeedReport
+		if err := rows.Scan(&r.URLID, &r.URL, &r.FrMax, &r.Threshold); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("seed report: %w", err)
+		}
+		out = append(out, r)
+	}
+	rows.Close()
+	for i := range out {
+		recs, err := db.Records(ctx, out[i].URLID, limit)
+		if err != nil {
+			return nil, err
+		}
+		for _, rec := range recs {
+			if !rec.Failed {
+				out[i].Crawls++
+				if rec.Changed {
+					out[i].Changes++
+				}
+			}
+		}
+		// Links seen on the page in each run it was crawled in, averaged.
+		err = db.sql.QueryRowContext(ctx, `SELECT coalesce(avg(n), 0) FROM (
+				SELECT f.run_id, (SELECT count(*) FROM links l WHERE l.from_id = f.url_id AND l.internal
+					AND l.first_run <= f.run_id AND l.last_run >= f.run_id) AS n
+				FROM fetches f WHERE f.url_id = ? AND f.status = 200 ORDER BY f.id DESC LIMIT ?)`,
+			out[i].URLID, limit).Scan(&out[i].InternalLinks)
+		if err != nil {
+			return nil, fmt.Errorf("seed report: %w", err)
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,186 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/strata-crawler/strata/frequency"
+	"github.com/strata-crawler/strata/internal/store"
+	"github.com/strata-crawler/strata/internal/urlnorm"
+)
+
+func newExplainCmd(a *app) *cobra.Command {
+	return &cobra.Command{
+		Use:   "explain URL",
+		Short: "Explain a page's schedule: fr, fr_max, threshold, last records, children, and why it will or will not be crawled next run",
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return usagef("explain: want exactly one URL, got %d", len(args))
+			}
+			u, err := urlnorm.Normalize(args[0])
+			if err != nil {
+				return fmt.Errorf("explain: %w", err)
+			}
+			db, err := a.openStore(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			return explain(cmd.Context(), a, db, u)
+		},
+	}
+}
+
+func explain(ctx context.Context, a *app, db *store.DB, u string) error {
+	info, err := db.URLInfo(ctx, u)
+	if errors.Is(err, store.ErrNotFound) {
+		return usagef("explain: strata does not know %s (add it with strata seed add)", u)
+	}
+	if err != nil {
+		return err
+	}
+	limit := a.cfg.Frequency.Limit
+	recs, err := db.Records(ctx, info.ID, limit)
+	if err != nil {
+		return err
+	}
+	kids, err := db.ChildRecords(ctx, info.ID, limit)
+	if err != nil {
+		return err
+	}
+	policy, err := frequency.New(a.cfg.Frequency.Policy, frequency.WithLimit(limit), frequency.WithBounds(a.cfg.Frequency.Min, a.cfg.Frequency.Max))
+	if err != nil {
+		return err
+	}
+	rule := frequency.DefaultSelective()
+	w := a.stdout
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "url\t%s\n", info.URL)
+	role := "page"
+	switch {
+	case info.IsSeed:
+		role = "seed"
+	case info.ParentURL != "":
+		role = "found on " + info.ParentURL
+	}
+	fmt.Fprintf(tw, "role\t%s, level %d\n", role, info.Level)
+	fmt.Fprintf(tw, "state\t%s\n", info.State)
+	fmt.Fprintf(tw, "fr / fr_max\t%d / %d (runs to wait / revisit interval in runs)\n", info.Fr, info.FrMax)
+	fmt.Fprintf(tw, "last crawled\t%s\n", fmtTime(info.LastCrawled))
+	fmt.Fprintf(tw, "last %d records\t%s\n", limit, recordLine(recs))
+	fr := freqRecords(recs)
+	fmt.Fprintf(tw, "own change share\t%.0f%%\n", 100*frequency.ChangeRatio(fr, limit))
+	if len(kids) > 0 {
+		ratio := frequency.ChildChangeRatio(freqHistories(kids), limit)
+		fmt.Fprintf(tw, "children\t%d known; %.0f%% changed over their last %d records\n", len(kids), 100*ratio, limit)
+		fmt.Fprintf(tw, "threshold\t%.2f (the subtree is visited when the hub is unchanged and at least this share of children changed)\n",
+			rule.Threshold(info.Threshold))
+	}
+	tw.Flush()
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "next run:")
+	for _, line := range nextRun(info, kids, rule, limit) {
+		fmt.Fprintf(w, "  %s\n", line)
+	}
+	if info.State == "active" {
+		unchanged := append(fr, frequency.Record{Run: -1})
+		changed := append(append([]frequency.Record(nil), fr...), frequency.Record{Run: -1, Changed: len(fr) > 0})
+		fmt.Fprintf(w, "  after its next crawl, fr_max becomes %d if the page is unchanged, %d if it changed (%s policy)\n",
+			policy.NextFrMax(frequency.Page{FrMax: info.FrMax, History: unchanged}),
+			policy.NextFrMax(frequency.Page{FrMax: info.FrMax, History: changed}), policy.Name())
+	}
+	return nil
+}
+
+// nextRun explains, in sentences, what the next run will do with the page.
+func nextRun(info *store.URLInfo, kids [][]store.Record, rule frequency.Selective, limit int) []string {
+	var out []string
+	switch info.State {
+	case "active":
+	case "blocked":
+		return []string{"not crawled: robots.txt forbids it (it becomes active again if a later robots.txt allows it)"}
+	case "filtered":
+		return []string{"not crawled: the URL filter rejects it, or it is not text, or its host resolves to a private address"}
+	case "gone":
+		return []string{"not crawled: the site said it is gone (410, or 404 three times in a row)"}
+	case "removed":
+		return []string{"not crawled: its seed was removed (strata seed add brings it back)"}
+	}
+	if info.Fr > 1 {
+		out = append(out, fmt.Sprintf("not due: fr %d counts down to %d (due in %d runs)", info.Fr, info.Fr-1, info.Fr))
+	} else {
+		out = append(out, fmt.Sprintf("due: fr %d counts down to 0", info.Fr))
+		if info.ParentURL != "" && info.Skips < 3 {
+			out = append(out, fmt.Sprintf("unless its hub %s comes due too, is unchanged and too few of its children changed: "+
+				"then its subtree, this page included, is skipped (skipped %d runs in a row so far; crawled anyway after 3)",
+				info.ParentURL, info.Skips))
+		}
+	}
+	if len(kids) > 0 {
+		ratio := frequency.ChildChangeRatio(freqHistories(kids), limit)
+		visit, _ := rule.Decide(false, rule.Threshold(info.Threshold), ratio)
+		verdict := "skipped"
+		if visit {
+			verdict = "visited"
+		}
+		out = append(out, fmt.Sprintf("as a hub: if it is crawled and unchanged, its subtree will be %s (%.0f%% of children changed, threshold %.0f%%); "+
+			"if it changed, its links are followed and its children visited as their own fr allows",
+			verdict, 100*ratio, 100*rule.Threshold(info.Threshold)))
+	}
+	return out
+}
+
+func recordLine(recs []store.Record) string {
+	if len(recs) == 0 {
+		return "none yet"
+	}
+	var b strings.Builder
+	for i, r := range recs {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		switch {
+		case r.Failed:
+			b.WriteString("x")
+		case r.Changed:
+			b.WriteString("C")
+		default:
+			b.WriteString(".")
+		}
+	}
+	b.WriteString("   (oldest first; C changed, . unchanged, x no usable answer)")
+	return b.String()
+}
+
+func freqRecords(in []store.Record) []frequency.Record {
+	out := make([]frequency.Record, len(in))
+	for i, r := range in {
+		out[i] = frequency.Record{Run: r.Run, Changed: r.Changed, Failed: r.Failed}
+	}
+	return out
+}
+
+func freqHistories(in [][]store.Record) [][]frequency.Record {
+	out := make([][]frequency.Record, len(in))
+	for i, h := range in {
+		out[i] = freqRecords(h)
+	}
+	return out
+}
+
+// printSeedReport prints the paper's table 2 for every seed.
+func printSeedReport(w io.Writer, reports []store.SeedReport, kids map[int64]float64, limit int) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "SEED\tLINKS/CRAWL\tCHANGES (LAST %d)\tCHILDREN CHANGED\tFR_MAX\tTHRESHOLD\n", limit)
+	for _, r := range reports {
+		fmt.Fprintf(tw, "%s\t%.1f\t%d of %d\t%.0f%%\t%d\t%.2f\n", r.URL, r.InternalLinks, r.Changes, r.Crawls,
+			100*kids[r.URLID], r.FrMax, frequency.DefaultSelective().Threshold(r.Threshold))
+	}
+	return tw.Flush()
+}
