@@ -2,7 +2,9 @@ package cli_test
 
 import (
 	"fmt"
+	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -110,5 +112,26 @@ func TestRunCycle(t *testing.T) {
 	rep := e.mustRun("status", "--seeds")
 	if !strings.Contains(rep, "LINKS/CRAWL") || !strings.Contains(rep, s.URL("/")+"  2.0") || !strings.Contains(rep, "0 of 2") {
 		t.Errorf("status --seeds:\n%s", rep)
+	}
+}
+
+func TestDemo(t *testing.T) {
+	var out, errb strings.Builder
+	keep := filepath.Join(t.TempDir(), "demo")
+	err := cli.Run(t.Context(), []string{"demo", "--days", "3", "--keep", keep}, &out, &errb)
+	if err != nil {
+		t.Fatalf("demo: %v\n%s", err, errb.String())
+	}
+	for _, want := range []string{"A scripted web is up at http://127.0.0.1:", "DAY  KNOWN  FETCHED", "Revisit interval (fr_max",
+		"front page: new headlines every day", "crawling everything every day would have fetched", "Explore it:"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("demo output lacks %q:\n%s", want, out.String())
+		}
+	}
+	if _, err := os.Stat(filepath.Join(keep, "strata.db")); err != nil {
+		t.Errorf("--keep did not keep the database: %v", err)
+	}
+	if err := cli.Run(t.Context(), []string{"demo", "--days", "1"}, io.Discard, io.Discard); cli.ExitCode(err) != cli.ExitUsage {
+		t.Errorf("demo --days 1: %v, want a usage error", err)
 	}
 }
