@@ -323,6 +323,13 @@ func summarize(runID int64, st *crawler.Stats) string {
 	if st.Filtered > 0 {
 		fmt.Fprintf(&b, ", %d rejected by the URL filter", st.Filtered)
 	}
+	fmt.Fprintf(&b, "; %d not due (fr), %d skipped with their unchanged hub", st.SkippedFr, st.SkippedSelective)
+	if st.Forced > 0 {
+		fmt.Fprintf(&b, ", %s re-entered for their children", plural(st.Forced, "hub"))
+	}
+	if st.Links > 0 {
+		fmt.Fprintf(&b, ", %s followed", plural(st.Links, "new link"))
+	}
 	if st.Redirects > 0 {
 		fmt.Fprintf(&b, ", %s followed", plural(st.Redirects, "redirect"))
 	}
