@@ -1,0 +1,68 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+)
+
+// TrapEvent is one trap defence that fired.
+type TrapEvent struct {
+	RunID   int64
+	At      time.Time
+	Domain  string
+	Kind    string // max_new_per_domain, max_urls_per_domain, pattern, duplicates
+	Pattern string
+	Detail  string
+}
+
+// RecordTrap stores a trap event.
+func (db *DB) RecordTrap(ctx context.Context, e TrapEvent) error {
+	_, err := db.sql.ExecContext(ctx, `INSERT INTO trap_events (run_id, at, domain, kind, pattern, detail) VALUES (?, ?, ?, ?, ?, ?)`,
+		nullInt(e.RunID), formatTime(e.At), e.Domain, e.Kind, e.Pattern, e.Detail)
+	if err != nil {
+		return fmt.Errorf("record trap event for %s: %w", e.Domain, err)
+	}
+	return nil
+}
+
+// TrapEvents returns the trap events of the last runs runs, newest first.
+func (db *DB) TrapEvents(ctx context.Context, runs int) ([]TrapEvent, error) {
+	rows, err := db.sql.QueryContext(ctx, `SELECT coalesce(run_id, 0), at, domain, kind, pattern, detail FROM trap_events
+		WHERE run_id IS NULL OR run_id > coalesce((SELECT max(id) FROM runs), 0) - ? ORDER BY id DESC`, runs)
+	if err != nil {
+		return nil, fmt.Errorf("trap events: %w", err)
+	}
+	defer rows.Close()
+	var out []TrapEvent
+	for rows.Next() {
+		var e TrapEvent
+		var at sql.NullString
+		if err := rows.Scan(&e.RunID, &at, &e.Domain, &e.Kind, &e.Pattern, &e.Detail); err != nil {
+			return nil, fmt.Errorf("trap events: %w", err)
+		}
+		e.At = parseTime(at)
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}
+
+// URLsPerHost counts the URLs in the table per host[:port], every state included.
+func (db *DB) URLsPerHost(ctx context.Context) (map[string]int, error) {
+	rows, err := db.sql.QueryContext(ctx, `SELECT host, count(*) FROM urls GROUP BY host`)
+	if err != nil {
+		return nil, fmt.Errorf("URLs per host: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]int{}
+	for rows.Next() {
+		var h string
+		var n int
+		if err := rows.Scan(&h, &n); err != nil {
+			return nil, err
+		}
+		out[h] = n
+	}
+	return out, rows.Err()
+}
