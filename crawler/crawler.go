@@ -32,6 +32,7 @@ import (
 	"github.com/strata-crawler/strata/internal/robots"
 	"github.com/strata-crawler/strata/internal/schedule"
 	"github.com/strata-crawler/strata/internal/store"
+	"github.com/strata-crawler/strata/internal/traps"
 )
 
 // Store is what the crawl stage needs from the database. All methods are safe for concurrent use.
@@ -60,6 +61,9 @@ type Store interface {
 	SetThreshold(ctx context.Context, hub int64, t float64) error
 	ForceChildren(ctx context.Context, hub int64, runStart time.Time) ([]string, error)
 	SkipSubtree(ctx context.Context, hub, run int64, maxSkips int) (int, error)
+	// URLsPerHost and RecordTrap serve the trap defences.
+	URLsPerHost(ctx context.Context) (map[string]int, error)
+	RecordTrap(ctx context.Context, e store.TrapEvent) error
 	// LastAccess returns when each host[:port] was last contacted after since, by any process.
 	LastAccess(ctx context.Context, since time.Time) (map[string]time.Time, error)
 }
@@ -133,6 +137,8 @@ type Config struct {
 	// MaxSkips is how many runs in a row the selective rule may skip a page before it is crawled
 	// anyway, so that its record, and with it the rule's evidence, never freezes; default 3.
 	MaxSkips int
+	// Traps limits what new URLs a run admits (caps, calendars, duplicate prefixes).
+	Traps traps.Config
 }
 
 // Crawler runs crawl stages.
@@ -197,6 +203,7 @@ type Stats struct {
 	New         int // first version of a page
 	Redirects   int // redirect responses whose target joined the run
 	Links       int // new internal links that joined the run, one level down
+	TrapEvents  int // trap defences that fired (see strata traps)
 	Hubs        int // hubs that came due and were judged by the selective rule
 	Forced      int // hubs whose subtree the selective rule visited although the hub had not changed
 	Errors      int // fetches without a usable response, and 5xx
@@ -255,7 +262,16 @@ func (c *Crawler) Crawl(ctx context.Context, run Run) (*Stats, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &stage{c: c, run: run, hops: map[int64]int{}, retries: map[int64]int{}, seedDomains: seedDomains(seedHosts)}
+	perHost, err := c.store.URLsPerHost(ctx)
+	if err != nil {
+		return nil, err
+	}
+	perDomain := map[string]int{}
+	for h, n := range perHost {
+		perDomain[c.gate.Key(h)] += n
+	}
+	s := &stage{c: c, run: run, hops: map[int64]int{}, retries: map[int64]int{}, seedDomains: seedDomains(seedHosts),
+		guard: traps.New(c.cfg.Traps, perDomain)}
 	s.sched = newScheduler(c.gate)
 	keys := s.sched.addHosts(hosts)
 	schedule.Order(c.cfg.Now(), keys)
@@ -305,6 +321,7 @@ type stage struct {
 	retries map[int64]int // Retry-After retries of a URL in this run
 
 	seedDomains map[string]bool // registrable domains of the seeds, for the filters
+	guard       *traps.Guard    // what new URLs this run admits
 
 	requests atomic.Int64
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/strata-crawler/strata/internal/fetch"
 	"github.com/strata-crawler/strata/internal/robots"
 	"github.com/strata-crawler/strata/internal/store"
+	"github.com/strata-crawler/strata/internal/traps"
 	"github.com/strata-crawler/strata/internal/urlnorm"
 	"github.com/strata-crawler/strata/linkextract"
 )
@@ -127,6 +128,13 @@ func (s *stage) crawl(ctx context.Context, d *domain, u *store.DueURL) error {
 	}
 	if err := s.c.store.RecordFetch(ctx, rec); err != nil {
 		return err
+	}
+	if u.ContentHash == "" && rec.ContentHash != "" { // a first version: does its prefix bring anything new?
+		if pu, err := url.Parse(u.URL); err == nil {
+			if err := s.trapEvent(ctx, s.guard.Fetched(d.key, pu, rec.ContentHash)); err != nil {
+				return err
+			}
+		}
 	}
 	if err := s.selective(ctx, u, &rec); err != nil {
 		return err
@@ -344,6 +352,16 @@ func (s *stage) follow(ctx context.Context, d *domain, u *store.DueURL, resp *fe
 	if dec.URL != nil {
 		target = dec.URL
 	}
+	from, _ := url.Parse(u.URL)
+	targetKey := s.c.gate.Key(target.Host)
+	ok, ev := s.guard.Admit(targetKey, target, from)
+	if err := s.trapEvent(ctx, ev); err != nil {
+		return err
+	}
+	if !ok {
+		rec.Error = fmt.Sprintf("redirect to %s not followed: a trap defence refused it (see strata traps)", target)
+		return nil
+	}
 	s.mu.Lock()
 	hops := s.hops[u.ID] + 1
 	s.mu.Unlock()
@@ -355,6 +373,9 @@ func (s *stage) follow(ctx context.Context, d *domain, u *store.DueURL, resp *fe
 		FrMax: u.FrMax, ParentID: u.ID, RootID: u.RootID}, s.run.Start)
 	if err != nil {
 		return err
+	}
+	if what == store.EnqueuedNew {
+		s.guard.Added(targetKey)
 	}
 	s.mu.Lock()
 	if h, ok := s.hops[id]; !ok || hops < h {
@@ -401,6 +422,7 @@ func (s *stage) followLinks(ctx context.Context, d *domain, u *store.DueURL, res
 	if page.NoFollow && !s.c.cfg.IgnoreNofollow {
 		return nil
 	}
+	from, _ := url.Parse(u.URL)
 	var found []store.NewURL
 	for _, l := range page.Links {
 		if l.NoFollow && !s.c.cfg.IgnoreNofollow {
@@ -419,19 +441,60 @@ func (s *stage) followLinks(ctx context.Context, d *domain, u *store.DueURL, res
 		}
 		found = append(found, store.NewURL{URL: lu.String(), Host: lu.Host, Level: u.Level - 1, FrMax: s.c.cfg.NewFrMax,
 			ParentID: u.ID, RootID: u.RootID})
+		if len(found) == discoverBatch {
+			if err := s.discover(ctx, d, from, found); err != nil {
+				return err
+			}
+			found = found[:0]
+		}
 	}
-	if len(found) == 0 {
+	return s.discover(ctx, d, from, found)
+}
+
+// discoverBatch bounds how far a page full of links can overshoot the per-domain cap: the guard
+// counts what was inserted after each batch.
+const discoverBatch = 100
+
+// discover lets the URLs found on a page that the trap guard admits join the run.
+func (s *stage) discover(ctx context.Context, d *domain, from *url.URL, found []store.NewURL) error {
+	admitted := found[:0:0]
+	for _, f := range found {
+		fu, err := url.Parse(f.URL)
+		if err != nil {
+			continue
+		}
+		ok, ev := s.guard.Admit(d.key, fu, from)
+		if err := s.trapEvent(ctx, ev); err != nil {
+			return err
+		}
+		if ok {
+			admitted = append(admitted, f)
+		}
+	}
+	if len(admitted) == 0 {
 		return nil
 	}
-	added, err := s.c.store.Discover(ctx, found)
+	added, err := s.c.store.Discover(ctx, admitted)
 	if err != nil {
 		return err
 	}
 	for _, a := range added {
+		s.guard.Added(d.key)
 		s.sched.addHost(a.Host)
 	}
 	s.count(func(st *Stats) { st.Links += len(added); st.NewURLs += len(added); st.Due += len(added) })
 	return nil
+}
+
+// trapEvent records a trap defence that fired.
+func (s *stage) trapEvent(ctx context.Context, ev *traps.Event) error {
+	if ev == nil {
+		return nil
+	}
+	s.c.cfg.Log.Warn("trap defence", "domain", ev.Domain, "kind", ev.Kind, "pattern", ev.Pattern, "detail", ev.Detail)
+	s.count(func(st *Stats) { st.TrapEvents++ })
+	return s.c.store.RecordTrap(ctx, store.TrapEvent{RunID: s.run.ID, At: s.c.cfg.Now(), Domain: ev.Domain, Kind: ev.Kind,
+		Pattern: ev.Pattern, Detail: ev.Detail})
 }
 
 // selective applies the selective incremental rule (Bouras et al. 3.3) when a hub — a page above

@@ -26,6 +26,7 @@ import (
 	"github.com/strata-crawler/strata/internal/runlock"
 	"github.com/strata-crawler/strata/internal/schedule"
 	"github.com/strata-crawler/strata/internal/store"
+	"github.com/strata-crawler/strata/internal/traps"
 )
 
 func newCrawlCmd(a *app) *cobra.Command {
@@ -254,6 +255,7 @@ func (a *app) newCrawler(ctx context.Context, db *store.DB, arch *archive.Dir, p
 		IgnoreNofollow: !cfg.Links.HonourNofollow,
 		NewFrMax:       cfg.Seed.FrMax,
 		Limit:          cfg.Frequency.Limit,
+		Traps:          traps.Config{MaxNewPerDomain: cfg.Traps.MaxNewPerDomain, MaxURLsPerDomain: cfg.Traps.MaxURLsPerDomain},
 	})
 	return c, client.Close, nil
 }

@@ -77,6 +77,10 @@ type Config struct {
 		HonourNofollow bool
 		ExternalLevel  int
 	}
+	Traps struct {
+		MaxNewPerDomain  int
+		MaxURLsPerDomain int
+	}
 	Frequency struct {
 		Policy string
 		Limit  int
@@ -189,6 +193,12 @@ var schema = []field{
 	{key: "links.external_level", def: 0, min: 0, max: 100,
 		doc: "Level given to external links that the URL filter admits (with the default filter, none are).",
 		ptr: func(c *Config) any { return &c.Links.ExternalLevel }},
+	{key: "traps.max_new_per_domain", def: 5000, min: 1, max: 10_000_000,
+		doc: "New URLs a domain may add to the table in one run; past it, strata stops admitting its new URLs until the next run and records the event.",
+		ptr: func(c *Config) any { return &c.Traps.MaxNewPerDomain }},
+	{key: "traps.max_urls_per_domain", def: 100_000, min: 1, max: 1_000_000_000,
+		doc: "URLs a domain may have in the table at all.",
+		ptr: func(c *Config) any { return &c.Traps.MaxURLsPerDomain }},
 	{key: "schedule.start_window", def: time.Duration(0), min: 0, max: 24 * 3600,
 		doc: "With --cron, wait an offset inside this window that changes daily, so sites never see strata at one fixed time. 0s = off.",
 		ptr: func(c *Config) any { return &c.Schedule.StartWindow }},

@@ -66,3 +66,32 @@ func (db *DB) URLsPerHost(ctx context.Context) (map[string]int, error) {
 	}
 	return out, rows.Err()
 }
+
+// URLRow is one URL for the trap report.
+type URLRow struct {
+	URL         string
+	Host        string
+	ContentHash string
+	Added       time.Time
+}
+
+// EachURL calls fn for every URL in the table, streaming.
+func (db *DB) EachURL(ctx context.Context, fn func(URLRow) error) error {
+	rows, err := db.sql.QueryContext(ctx, `SELECT url, host, coalesce(content_hash, ''), added_at FROM urls`)
+	if err != nil {
+		return fmt.Errorf("list URLs: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var r URLRow
+		var added sql.NullString
+		if err := rows.Scan(&r.URL, &r.Host, &r.ContentHash, &added); err != nil {
+			return fmt.Errorf("list URLs: %w", err)
+		}
+		r.Added = parseTime(added)
+		if err := fn(r); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}

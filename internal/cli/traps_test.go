@@ -1,0 +1,135 @@
+package cli_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/strata-crawler/strata/internal/testweb"
+)
+
+// trapSite serves the traps of Bouras et al. section 4 and more: an endless calendar, a page that
+// links to itself with ?time=N+1, session ids in links, and facet pages that are all the same.
+func trapSite(s *testweb.Site) {
+	page := func(f func(r *http.Request) string) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/html")
+			fmt.Fprint(w, "<html><body>"+f(r)+"</body></html>")
+		})
+	}
+	s.Handle("/", page(func(*http.Request) string {
+		return `<a href="/cal/2026/11">calendar</a> <a href="/page?time=101">time</a>
+			<a href="/shop">shop</a> <a href="/?sid=8f14e45fceea167a5a36dedd4bea2543">session</a>`
+	}))
+}
+
+// wideSite serves a page with 5,000 links.
+func wideSite(s *testweb.Site) {
+	s.Handle("/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		for i := 1; i <= 5000; i++ {
+			fmt.Fprintf(w, `<a href="/item/%d">%d</a> `, i*7919%100000, i)
+		}
+	}))
+	for i := 1; i <= 5000; i++ {
+		p := fmt.Sprintf("/item/%d", i*7919%100000)
+		s.Page(p, "<p>item "+p+"</p>")
+	}
+}
+
+func trapSiteRest(s *testweb.Site) {
+	page := func(f func(r *http.Request) string) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/html")
+			fmt.Fprint(w, "<html><body>"+f(r)+"</body></html>")
+		})
+	}
+	s.Handle("/page", page(func(r *http.Request) string {
+		n, _ := strconv.Atoi(r.URL.Query().Get("time"))
+		return fmt.Sprintf(`<p>time %d</p><a href="/page?time=%d">next</a>`, n, n+1)
+	}))
+	for y := 2026; y < 2040; y++ {
+		for m := 1; m <= 12; m++ {
+			ny, nm := y, m+1
+			if nm == 13 {
+				ny, nm = y+1, 1
+			}
+			s.Page(fmt.Sprintf("/cal/%d/%d", y, m), fmt.Sprintf(`<p>%d-%02d: no events</p><a href="/cal/%d/%d">next month</a>`, y, m, ny, nm))
+		}
+	}
+	s.Handle("/shop", page(func(*http.Request) string {
+		var b strings.Builder
+		for i := 1; i <= 40; i++ {
+			fmt.Fprintf(&b, `<a href="/facet/%d">f%d</a> `, i, i)
+		}
+		return b.String()
+	}))
+	for i := 1; i <= 40; i++ {
+		s.Page(fmt.Sprintf("/facet/%d", i), "<p>All products, sorted the same way whatever the facet.</p>")
+	}
+}
+
+func TestTrapSite(t *testing.T) {
+	web := testweb.New(t)
+	trap, wide, normal := web.AddSite(t), web.AddSite(t), web.AddSite(t)
+	trapSite(trap)
+	trapSiteRest(trap)
+	wideSite(wide)
+	normal.Page("/", `<a href="/a">a</a> <a href="/b">b</a>`)
+	normal.Page("/a", "<p>a</p>")
+	normal.Page("/b", "<p>b</p>")
+	e := newEnv(t, "[politeness]\nloopback_delay = \"1ms\"\n[traps]\nmax_new_per_domain = 400\n")
+	e.mustRun("seed", "add", "--level", "80", trap.URL("/"), wide.URL("/"))
+	e.mustRun("seed", "add", "--level", "2", normal.URL("/"))
+	out := e.mustRun("run")
+	t.Logf("%s", out)
+
+	counts := map[string]int{}
+	for _, r := range append(web.RequestsTo(trap), web.RequestsTo(wide)...) {
+		switch {
+		case strings.HasPrefix(r.Path, "/cal/"):
+			counts["calendar"]++
+		case strings.HasPrefix(r.Path, "/page"):
+			counts["time"]++
+		case strings.HasPrefix(r.Path, "/item/"):
+			counts["items"]++
+		case strings.Contains(r.Path, "sid="):
+			counts["session"]++
+		case strings.HasPrefix(r.Path, "/facet/"):
+			counts["facets"]++
+		}
+	}
+	t.Logf("requests to the trap sites: %d and %d, %v", len(web.RequestsTo(trap)), len(web.RequestsTo(wide)), counts)
+	if counts["calendar"] > 70 || counts["time"] > 70 {
+		t.Errorf("the calendar (%d) or the counter (%d) was followed too far: the stepping pattern should stop it", counts["calendar"], counts["time"])
+	}
+	if n := len(web.RequestsTo(wide)); n > 400+2 {
+		t.Errorf("%d requests to the 5,000-link site; the per-domain cap is 400 new URLs per run", n)
+	}
+	if counts["session"] != 0 {
+		t.Errorf("a session-id URL was requested %d times: the default filter strips session ids", counts["session"])
+	}
+	if n := len(web.RequestsTo(normal)); n != 4 {
+		t.Errorf("the normal site got %d requests, want robots.txt and its 3 pages", n)
+	}
+
+	report := e.mustRun("traps")
+	t.Logf("%s", report)
+	lines := strings.Split(report, "\n")
+	if len(lines) < 4 || !strings.Contains(lines[1]+lines[2], trap.IP.String()) || !strings.Contains(lines[1]+lines[2], wide.IP.String()) ||
+		!strings.Contains(lines[3], normal.IP.String()) {
+		t.Errorf("strata traps does not rank the two trap domains above the normal one:\n%s", report)
+	}
+	for _, want := range []string{"pattern", "duplicates", "max_new_per_domain", "suggested filter"} {
+		if !strings.Contains(report, want) {
+			t.Errorf("strata traps lacks %q", want)
+		}
+	}
+	var reps []map[string]any
+	if err := json.Unmarshal([]byte(e.mustRun("traps", "--json")), &reps); err != nil || len(reps) != 3 {
+		t.Errorf("traps --json: %v, %v", reps, err)
+	}
+}
