@@ -27,6 +27,7 @@ import (
 	"github.com/strata-crawler/strata/archive"
 	"github.com/strata-crawler/strata/filter"
 	"github.com/strata-crawler/strata/frequency"
+	"github.com/strata-crawler/strata/internal/change"
 	"github.com/strata-crawler/strata/internal/fetch"
 	"github.com/strata-crawler/strata/internal/polite"
 	"github.com/strata-crawler/strata/internal/robots"
@@ -139,6 +140,8 @@ type Config struct {
 	MaxSkips int
 	// Traps limits what new URLs a run admits (caps, calendars, duplicate prefixes).
 	Traps traps.Config
+	// Change tunes what counts as a non-trivial change.
+	Change change.Options
 }
 
 // Crawler runs crawl stages.

@@ -729,7 +729,8 @@ func TestAdaptiveSelectiveCycle(t *testing.T) {
 			fmt.Fprint(w, f())
 		})
 	}
-	s.Handle("/hot", page(func() string { return fmt.Sprintf("<p>breaking news, edition %d</p>", run) }))
+	words := []string{"harbour", "library", "tram", "tomato", "council", "bridge", "museum", "orchard", "ferry", "garden", "tower"}
+	s.Handle("/hot", page(func() string { return fmt.Sprintf("<p>breaking news about the %s</p>", words[run%len(words)]) }))
 	s.Handle("/cold", page(func() string { return "<p>the same every day</p>" }))
 	kids := func(hub string) string {
 		var b strings.Builder
@@ -742,7 +743,9 @@ func TestAdaptiveSelectiveCycle(t *testing.T) {
 	s.Handle("/busy/", page(func() string { return kids("busy") }))
 	for i := 1; i <= 5; i++ {
 		s.Handle(fmt.Sprintf("/quiet/%d", i), page(func() string { return "<p>an old page</p>" }))
-		s.Handle(fmt.Sprintf("/busy/%d", i), page(func() string { return fmt.Sprintf("<p>comment count %d on item %d</p>", run*7+i, i) }))
+		s.Handle(fmt.Sprintf("/busy/%d", i), page(func() string {
+			return fmt.Sprintf("<p>the latest comment on item %d praises the %s</p>", i, words[(run+i)%len(words)])
+		}))
 	}
 	h.seed(0, 1, s.URL("/hot"), s.URL("/cold"))
 	h.seed(1, 1, s.URL("/quiet/"), s.URL("/busy/"))
@@ -825,4 +828,32 @@ func countChanges(t *testing.T, h *harness, u string) int {
 		}
 	}
 	return n
+}
+
+func TestCrawlCounterIsNotAChange(t *testing.T) {
+	h := newHarness(t, harnessOptions{archive: true})
+	s := h.web.AddSite(t)
+	article := "<p>The council met on Tuesday to discuss the harbour plan. Members agreed to publish the survey " +
+		"before the summer and to hold two public meetings in the town hall.</p>"
+	s.Page("/", "<p>You are visitor 1041.</p>"+article)
+	h.seed(0, 1, s.URL("/"))
+	h.mustCrawl()
+	s.Page("/", "<p>You are visitor 1042.</p>"+article)
+	if st := h.mustCrawl(); st.Changed != 0 {
+		t.Errorf("a visit counter counted as a change: %+v", st)
+	}
+	s.Page("/", "<p>You are visitor 1043.</p>"+strings.Replace(article, "two public meetings", "three public meetings and an exhibition", 1))
+	if st := h.mustCrawl(); st.Changed != 1 {
+		t.Errorf("an edited sentence was not a change: %+v", st)
+	}
+	hist, err := h.db.History(t.Context(), s.URL("/"))
+	if err != nil || len(hist) != 3 {
+		t.Fatalf("history %v, %v", hist, err)
+	}
+	if m := hist[2].Magnitude; m <= 0 || m >= 0.5 {
+		t.Errorf("magnitude of a one-sentence edit = %v, want small but above 0", m)
+	}
+	if hist[1].Changed || hist[1].Stored == "" {
+		t.Errorf("the counter-only version: changed %v, stored %q; want not changed but archived (its bytes differ)", hist[1].Changed, hist[1].Stored)
+	}
 }

@@ -2,8 +2,6 @@ package crawler
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"net/http"
@@ -13,6 +11,7 @@ import (
 
 	"github.com/strata-crawler/strata/archive"
 	"github.com/strata-crawler/strata/filter"
+	"github.com/strata-crawler/strata/internal/change"
 	"github.com/strata-crawler/strata/frequency"
 	"github.com/strata-crawler/strata/internal/fetch"
 	"github.com/strata-crawler/strata/internal/robots"
@@ -276,20 +275,33 @@ func (s *stage) extract(resp *fetch.Response) page {
 	return page{title: title, text: text}
 }
 
-// detectChange compares the page's text, white space collapsed, with the stored version's, so that
-// markup-only churn is not a change. The first version of a page is not a change either: the paper
-// counts changes between consecutive records.
+// detectChange decides whether the page changed in a non-trivial way (package change): its text is
+// compared with the stored version's with white space, numbers, dates and times set aside, so a
+// rotating timestamp or visit counter is not a change; the magnitude of the change is recorded too.
+// The first version of a page is not a change: the paper counts changes between consecutive records.
 func (s *stage) detectChange(rec *store.FetchRecord, u *store.DueURL, resp *fetch.Response, p page) {
 	if !resp.Kept || resp.NotModified || resp.Status != http.StatusOK {
 		return
 	}
-	basis := strings.Join(strings.Fields(p.text), " ")
-	if basis == "" {
-		basis = string(resp.Text) // a page without text (images only, say) is compared by its bytes
+	text := p.text
+	if strings.TrimSpace(text) == "" {
+		text = string(resp.Text) // a page without text (images only, say) is compared by its bytes
 	}
-	sum := sha256.Sum256([]byte(basis))
-	rec.ContentHash = hex.EncodeToString(sum[:16])
-	rec.Changed = u.ContentHash != "" && u.ContentHash != rec.ContentHash
+	d := change.Summarize(text)
+	rec.ContentHash = d.Hash
+	rec.Digest, _ = d.MarshalBinary()
+	rec.Magnitude = -1
+	var prev change.Digest
+	switch {
+	case u.ContentHash == "":
+		rec.Magnitude = 0 // the first version
+	case len(u.Digest) > 0 && prev.UnmarshalBinary(u.Digest) == nil:
+		res := change.Compare(prev, d, s.c.cfg.Change)
+		rec.Changed, rec.Magnitude, rec.Distance = res.Changed, res.Magnitude, res.Distance
+	default:
+		// A version stored before digests existed: only the exact hash can be compared.
+		rec.Changed = u.ContentHash != d.Hash
+	}
 }
 
 // archive writes a new or changed version, or links an unchanged one into the run when snapshots

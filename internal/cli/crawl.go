@@ -19,6 +19,7 @@ import (
 
 	"github.com/strata-crawler/strata/archive"
 	"github.com/strata-crawler/strata/crawler"
+	"github.com/strata-crawler/strata/internal/change"
 	"github.com/strata-crawler/strata/internal/fetch"
 	"github.com/strata-crawler/strata/internal/pagetext"
 	"github.com/strata-crawler/strata/internal/polite"
@@ -256,6 +257,7 @@ func (a *app) newCrawler(ctx context.Context, db *store.DB, arch *archive.Dir, p
 		NewFrMax:       cfg.Seed.FrMax,
 		Limit:          cfg.Frequency.Limit,
 		Traps:          traps.Config{MaxNewPerDomain: cfg.Traps.MaxNewPerDomain, MaxURLsPerDomain: cfg.Traps.MaxURLsPerDomain},
+		Change:         change.Options{MinDistance: cfg.Change.MinDistance},
 	})
 	return c, client.Close, nil
 }

@@ -136,24 +136,25 @@ func newHistoryCmd(a *app) *cobra.Command {
 }
 
 type historyJSON struct {
-	Run         int64  `json:"run"`
-	FetchedAt   string `json:"fetched_at"`
-	Status      int    `json:"status"`
-	Size        int64  `json:"size"`
-	Changed     bool   `json:"changed"`
-	NotModified bool   `json:"not_modified"`
-	Stored      bool   `json:"stored"`
-	Error       string `json:"error,omitempty"`
-	Version     string `json:"version,omitempty"`
-	Missing     bool   `json:"missing,omitempty"`
-	Pruned      bool   `json:"pruned,omitempty"`
+	Run         int64   `json:"run"`
+	FetchedAt   string  `json:"fetched_at"`
+	Status      int     `json:"status"`
+	Size        int64   `json:"size"`
+	Changed     bool    `json:"changed"`
+	Magnitude   float64 `json:"magnitude,omitempty"`
+	NotModified bool    `json:"not_modified"`
+	Stored      bool    `json:"stored"`
+	Error       string  `json:"error,omitempty"`
+	Version     string  `json:"version,omitempty"`
+	Missing     bool    `json:"missing,omitempty"`
+	Pruned      bool    `json:"pruned,omitempty"`
 }
 
 func printHistory(w io.Writer, arch *archive.Dir, u string, hist []store.HistoryEntry, asJSON bool) error {
 	rows := make([]historyJSON, len(hist))
 	for i, h := range hist {
 		rows[i] = historyJSON{Run: h.RunID, FetchedAt: h.FetchedAt.UTC().Format(time.RFC3339), Status: h.Status,
-			Size: h.Size, Changed: h.Changed, NotModified: h.NotModified, Stored: h.Stored != "", Error: h.Error,
+			Size: h.Size, Changed: h.Changed, Magnitude: max(h.Magnitude, 0), NotModified: h.NotModified, Stored: h.Stored != "", Error: h.Error,
 			Version: h.Current, Pruned: h.Pruned}
 		if h.Current != "" && !h.Pruned {
 			if err := arch.Check(h.Current); err != nil {
@@ -172,8 +173,12 @@ func printHistory(w io.Writer, arch *archive.Dir, u string, hist []store.History
 		switch {
 		case hist[i].Stored != "" && !r.Changed:
 			change = "first"
+		case r.Changed && r.Magnitude > 0:
+			change = fmt.Sprintf("changed %.0f%%", 100*r.Magnitude)
 		case r.Changed:
 			change = "changed"
+		case hist[i].Stored != "":
+			change = "trivial" // new bytes, same words: a counter or a date moved
 		case r.NotModified:
 			change = "304"
 		case r.Status == 0 || r.Error != "" && r.Status != 200:

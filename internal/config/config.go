@@ -77,6 +77,9 @@ type Config struct {
 		HonourNofollow bool
 		ExternalLevel  int
 	}
+	Change struct {
+		MinDistance int
+	}
 	Traps struct {
 		MaxNewPerDomain  int
 		MaxURLsPerDomain int
@@ -193,6 +196,9 @@ var schema = []field{
 	{key: "links.external_level", def: 0, min: 0, max: 100,
 		doc: "Level given to external links that the URL filter admits (with the default filter, none are).",
 		ptr: func(c *Config) any { return &c.Links.ExternalLevel }},
+	{key: "change.min_distance", def: 0, min: 0, max: 64,
+		doc: "Simhash distance below which two versions count as the same; 0 compares their words exactly (numbers, dates and times always set aside). Measured: at 3, two in three one-sentence edits of a 3,000-word article go unnoticed.",
+		ptr: func(c *Config) any { return &c.Change.MinDistance }},
 	{key: "traps.max_new_per_domain", def: 5000, min: 1, max: 10_000_000,
 		doc: "New URLs a domain may add to the table in one run; past it, strata stops admitting its new URLs until the next run and records the event.",
 		ptr: func(c *Config) any { return &c.Traps.MaxNewPerDomain }},

@@ -81,7 +81,7 @@ func (w *Web) page(path string, day int) (string, bool) {
 	case path == "/about":
 		return "<h1>About</h1><p>The Demo Gazette is a made-up newspaper served from your own machine.</p>", true
 	case path == "/weekly":
-		return fmt.Sprintf("<h1>Weekly column</h1><p>Column number %d.</p>", (day-1)/7+1), true
+		return fmt.Sprintf("<h1>Weekly column</h1><p>This week: %s.</p>", headlines[((day-1)/7)%len(headlines)]), true
 	case path == "/archive/" || path == "/forum/":
 		kind := strings.Trim(path, "/")
 		var b strings.Builder
@@ -95,7 +95,7 @@ func (w *Web) page(path string, day int) (string, bool) {
 	case strings.HasPrefix(path, "/forum/"):
 		n := path[len("/forum/"):]
 		return fmt.Sprintf("<h1>Thread %s</h1><p>%d replies so far; the latest says: %s.</p>", n, day*3,
-			headlines[(day+len(n))%len(headlines)]), true
+			headlines[(day+int(n[0]))%len(headlines)]), true
 	}
 	return "", false
 }

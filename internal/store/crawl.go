@@ -76,6 +76,7 @@ type DueURL struct {
 	IsSeed       bool
 	Threshold    float64 // the child-change threshold, for hubs
 	ArchivePath  string  // of the current stored version, "" if none
+	Digest       []byte  // of the current version's text (package change), nil if none
 }
 
 // NextDue returns the due URL among hosts to crawl next — the highest level first, then the oldest
@@ -92,10 +93,10 @@ func (db *DB) NextDue(ctx context.Context, hosts []string, run int64) (*DueURL, 
 	}
 	args = append(args, run)
 	err := db.sql.QueryRowContext(ctx, `SELECT id, url, host, level, fr_max, etag, last_modified, content_hash, root_id, is_seed,
-		threshold, (SELECT archive_path FROM fetches f WHERE f.url_id = urls.id AND f.archive_path IS NOT NULL ORDER BY f.id DESC LIMIT 1)
+		threshold, digest, (SELECT archive_path FROM fetches f WHERE f.url_id = urls.id AND f.archive_path IS NOT NULL ORDER BY f.id DESC LIMIT 1)
 		FROM urls WHERE host IN (`+placeholders(len(hosts))+`) AND state = 'active' AND fr = 0
 		AND (skipped_run IS NULL OR skipped_run <> ?) ORDER BY level DESC, id LIMIT 1`, args...).
-		Scan(&d.ID, &d.URL, &d.Host, &d.Level, &d.FrMax, &etag, &lm, &hash, &root, &d.IsSeed, &d.Threshold, &archived)
+		Scan(&d.ID, &d.URL, &d.Host, &d.Level, &d.FrMax, &etag, &lm, &hash, &root, &d.IsSeed, &d.Threshold, &d.Digest, &archived)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("next due URL of %v: %w", hosts, ErrNotFound)
 	}
@@ -116,7 +117,10 @@ type FetchRecord struct {
 	Size        int64
 	ContentType string
 	ContentHash string // "" when no content was read
+	Digest      []byte // summary of the text, for the next comparison; nil when no content was read
 	Changed     bool
+	Magnitude   float64 // share of the text that changed, 0..1; -1 when unknown
+	Distance    int     // simhash distance from the previous version
 	NotModified bool
 	ArchivePath string
 	Error       string
@@ -137,22 +141,28 @@ type FetchRecord struct {
 // RecordFetch stores one fetch and updates its URL in one transaction.
 func (db *DB) RecordFetch(ctx context.Context, r FetchRecord) error {
 	err := db.inTx(ctx, func(tx *sql.Tx) error {
+		var magnitude, distance any
+		if r.ContentHash != "" && r.Magnitude >= 0 {
+			magnitude, distance = r.Magnitude, r.Distance
+		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO fetches (url_id, run_id, fetched_at, status, size, content_hash,
-			changed, not_modified, archive_path, error, duration_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			changed, not_modified, archive_path, error, duration_ms, magnitude, distance) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			r.URLID, nullInt(r.RunID), formatTime(r.FetchedAt), r.Status, r.Size, nullString(r.ContentHash),
-			r.Changed, r.NotModified, nullString(r.ArchivePath), nullString(r.Error), r.Duration.Milliseconds()); err != nil {
+			r.Changed, r.NotModified, nullString(r.ArchivePath), nullString(r.Error), r.Duration.Milliseconds(),
+			magnitude, distance); err != nil {
 			return err
 		}
 		res, err := tx.ExecContext(ctx, `UPDATE urls SET fr = ?, date = ?, last_status = ?, skips = 0,
 			size = CASE WHEN ? THEN ? ELSE size END,
 			content_type = coalesce(?, content_type),
 			content_hash = coalesce(?, content_hash),
+			digest = coalesce(?, digest),
 			etag = ?, last_modified = ?,
 			state = coalesce(?, state)
 			WHERE id = ?`,
 			r.NextFr, formatTime(r.FetchedAt), r.Status,
 			r.ContentHash != "", r.Size,
-			nullString(r.ContentType), nullString(r.ContentHash),
+			nullString(r.ContentType), nullString(r.ContentHash), r.Digest,
 			nullString(r.ETag), nullString(r.LastModified),
 			nullString(r.State), r.URLID)
 		if err != nil {

@@ -15,6 +15,7 @@ type HistoryEntry struct {
 	Status      int
 	Size        int64
 	Changed     bool
+	Magnitude   float64 // share of the text that changed, 0..1; -1 when not known
 	NotModified bool
 	Error       string
 	Stored      string // the version this fetch stored, "" if it stored none
@@ -32,7 +33,7 @@ func (db *DB) History(ctx context.Context, url string) ([]HistoryEntry, error) {
 		return nil, fmt.Errorf("history of %s: %w", url, err)
 	}
 	rows, err := db.sql.QueryContext(ctx, `SELECT id, coalesce(run_id, 0), fetched_at, status, coalesce(size, 0), changed,
-		not_modified, coalesce(error, ''), coalesce(archive_path, ''), pruned_at IS NOT NULL
+		not_modified, coalesce(error, ''), coalesce(archive_path, ''), pruned_at IS NOT NULL, coalesce(magnitude, -1)
 		FROM fetches WHERE url_id = ? ORDER BY id`, id)
 	if err != nil {
 		return nil, fmt.Errorf("history of %s: %w", url, err)
@@ -44,7 +45,7 @@ func (db *DB) History(ctx context.Context, url string) ([]HistoryEntry, error) {
 		var h HistoryEntry
 		var at sql.NullString
 		var p bool
-		if err := rows.Scan(&h.FetchID, &h.RunID, &at, &h.Status, &h.Size, &h.Changed, &h.NotModified, &h.Error, &h.Stored, &p); err != nil {
+		if err := rows.Scan(&h.FetchID, &h.RunID, &at, &h.Status, &h.Size, &h.Changed, &h.NotModified, &h.Error, &h.Stored, &p, &h.Magnitude); err != nil {
 			return nil, fmt.Errorf("history of %s: %w", url, err)
 		}
 		h.FetchedAt = parseTime(at)
