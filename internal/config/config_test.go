@@ -297,3 +297,41 @@ all = [
 		})
 	}
 }
+
+// TestExampleFilters un-comments each [filter] example of config.example.toml and loads it.
+func TestExampleFilters(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "config.example.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var blocks []string
+	var cur []string
+	for _, line := range strings.Split(string(b), "\n") {
+		switch {
+		case line == "#[filter]":
+			if cur != nil {
+				blocks = append(blocks, strings.Join(cur, "\n"))
+			}
+			cur = []string{"[filter]"}
+		case cur != nil && strings.HasPrefix(line, "#") && !(len(line) > 2 && line[1] == ' ' && line[2] != ' '):
+			// commented-out TOML ("#all = [", "#  { ... },"), not prose ("# Example 2: ...")
+			cur = append(cur, strings.TrimPrefix(line, "#"))
+		case cur != nil && line == "#":
+		case cur != nil:
+			blocks = append(blocks, strings.Join(cur, "\n"))
+			cur = nil
+		}
+	}
+	if cur != nil {
+		blocks = append(blocks, strings.Join(cur, "\n"))
+	}
+	if len(blocks) != 3 {
+		t.Fatalf("found %d [filter] examples, want 3", len(blocks))
+	}
+	for i, block := range blocks {
+		f := writeFile(t, t.TempDir(), "example.toml", block+"\n")
+		if _, err := config.Load(config.Options{File: f, Getenv: noEnv}); err != nil {
+			t.Errorf("example %d does not load: %v\n%s", i+1, err, block)
+		}
+	}
+}

@@ -56,9 +56,72 @@ func WriteExample(w io.Writer) error {
 		}
 		fmt.Fprintf(&b, "%s = %s\n", name, formatValue(f.ptr(&def)))
 	}
+	b.WriteString(filterExamples)
 	_, err := io.WriteString(w, b.String())
 	return err
 }
+
+// filterExamples documents the [filter] table with three realistic configurations, commented out.
+// A test un-comments each block and loads it, so the examples cannot rot.
+const filterExamples = `
+# [filter]: which URLs strata crawls (Bouras et al., section 4). Without a [filter] table the
+# default applies: http(s) only, the seeds' registrable domains only, no images, documents, media,
+# archives, scripts or fonts, tracking and session parameters stripped, at most 2,048 bytes, no
+# looping paths. A filter is a table with one filter key (or several, which must all accept);
+# all = [...], any = [...] and not = {...} nest to any depth; name = "..." labels a filter in
+# strata filter test's reasons. Keys: scheme, host, domain, suffix, seed_domains, prefix,
+# path_glob, path_regex, url_regex, deny_extensions, query = { strip, reject, max_params },
+# max_length, max_depth, max_repeat, level = { min, max }, default = true, and expr = '...'
+# (an expression over url, scheme, host, domain, port, path, query, ext, depth, segments,
+# params, level, seed, onseed). Try a configuration with: strata filter test URL...
+#
+# Example 1: one university's site, without its calendars, search, print and login pages.
+#[filter]
+#all = [
+#  { default = true },
+#  { domain = "example.edu" },
+#  { name = "traps", not = { any = [
+#      { path_glob = ["/calendar/**", "/events/*/day/**", "/search/**"] },
+#      { url_regex = '[?&](month|year|date)=' },
+#  ] } },
+#  { name = "print and login views", not = { any = [
+#      { path_glob = ["/**/print/**", "/login/**", "/cas/**"] },
+#      { url_regex = '[?&](print|printable)=(1|true|yes)(&|$)' },
+#  ] } },
+#  { max_depth = 8 },
+#]
+#
+# Example 2: a set of news sites without their event calendars and print views (several keys in
+# one table must all accept).
+#[filter]
+#default = true
+#domain = ["bbc.co.uk", "theguardian.com", "lemonde.fr", "spiegel.de"]
+#query = { max_params = 3 }
+#not = { any = [
+#  { name = "calendar", path_glob = ["/**/calendar/**", "/**/events/**", "/**/agenda/**"] },
+#  { name = "print view", any = [
+#      { path_glob = ["/**/print", "/**/print/**"] },
+#      { url_regex = '[?&](print|printable)(=[^&]*)?(&|$)' },
+#      { expr = 'params["view"] == "print" or params["output"] == "print"' },
+#  ] },
+#] }
+#
+# Example 3: the whole UK academic web (ac.uk is a public suffix, hence suffix, not domain),
+# shallow, without session ids, keeping PDFs, leaving webmail and learning platforms alone.
+#[filter]
+#all = [
+#  { scheme = ["http", "https"] },
+#  { suffix = "ac.uk" },
+#  { query = { strip = ["utm_*", "fbclid", "gclid"], max_params = 4, reject = [
+#      "sid", "sessionid", "session_id", "phpsessid", "jsessionid", "cfid", "cftoken",
+#  ] } },
+#  { max_length = 1024 },
+#  { max_depth = 5 },
+#  { max_repeat = { segment = 2, pair = 2 } },
+#  { deny_extensions = { except = ["pdf"] } },
+#  { name = "no webmail or VLE", expr = 'not (host startsWith "webmail." or host startsWith "moodle.")' },
+#]
+`
 
 const exampleHeader = `# strata configuration: every key with its default value.
 #
