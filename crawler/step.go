@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -110,13 +111,14 @@ func (s *stage) crawl(ctx context.Context, d *domain, u *store.DueURL) error {
 		return nil // abandoned at a stop: nothing recorded, the URL stays due
 	}
 	rec.URLID, rec.RunID, rec.FetchedAt = u.ID, s.run.ID, started
+	var norm string // the text with numbers and dates set aside, for the novelty check
 	if pu, err := url.Parse(u.URL); err == nil {
 		rec.Origin, rec.Domain = origin(pu), d.key
 	}
 	if resp != nil {
 		rec.Duration = resp.Duration
 		p := s.extract(resp)
-		s.detectChange(&rec, u, resp, p)
+		norm = s.detectChange(&rec, u, resp, p)
 		s.archive(&rec, u, resp, p)
 		if err := s.follow(ctx, d, u, resp, &rec); err != nil {
 			return err
@@ -128,9 +130,9 @@ func (s *stage) crawl(ctx context.Context, d *domain, u *store.DueURL) error {
 	if err := s.c.store.RecordFetch(ctx, rec); err != nil {
 		return err
 	}
-	if u.ContentHash == "" && rec.ContentHash != "" { // a first version: does its prefix bring anything new?
+	if u.ContentHash == "" && norm != "" { // a first version: does its prefix bring anything new?
 		if pu, err := url.Parse(u.URL); err == nil {
-			if err := s.trapEvent(ctx, s.guard.Fetched(d.key, pu, rec.ContentHash)); err != nil {
+			if err := s.trapEvent(ctx, s.guard.Fetched(d.key, pu, norm)); err != nil {
 				return err
 			}
 		}
@@ -279,9 +281,10 @@ func (s *stage) extract(resp *fetch.Response) page {
 // compared with the stored version's with white space, numbers, dates and times set aside, so a
 // rotating timestamp or visit counter is not a change; the magnitude of the change is recorded too.
 // The first version of a page is not a change: the paper counts changes between consecutive records.
-func (s *stage) detectChange(rec *store.FetchRecord, u *store.DueURL, resp *fetch.Response, p page) {
+// It returns the hash of the normalised text, "" when the response had no content.
+func (s *stage) detectChange(rec *store.FetchRecord, u *store.DueURL, resp *fetch.Response, p page) string {
 	if !resp.Kept || resp.NotModified || resp.Status != http.StatusOK {
-		return
+		return ""
 	}
 	text := p.text
 	if strings.TrimSpace(text) == "" {
@@ -302,6 +305,7 @@ func (s *stage) detectChange(rec *store.FetchRecord, u *store.DueURL, resp *fetc
 		// A version stored before digests existed: only the exact hash can be compared.
 		rec.Changed = u.ContentHash != d.Hash
 	}
+	return strconv.FormatUint(d.Norm, 16)
 }
 
 // archive writes a new or changed version, or links an unchanged one into the run when snapshots

@@ -174,6 +174,7 @@ func (s *session) crawl(ctx context.Context, cron bool) (*crawlResult, error) {
 		r.Fetched, r.Changed, r.Unchanged, r.NotModified = st.Fetched, st.Changed, st.Unchanged+st.New, st.NotModified
 		r.Errors, r.Blocked, r.NewURLs, r.Bytes, r.CrawlTime = st.Errors, st.Blocked, st.NewURLs, st.Bytes, st.Elapsed
 		r.SkippedFr, r.SkippedSelective = st.SkippedFr, st.SkippedSelective
+		r.Hubs, r.HubsReentered, r.TrapEvents = st.Hubs, st.Forced, st.TrapEvents
 		fmt.Fprintln(a.stdout, summarize(runID, st))
 	}
 	return res, cerr

@@ -105,12 +105,12 @@ func printStatus(a *app, st *store.Status) error {
 	}
 	fmt.Fprintf(a.stdout, "\nlast %d runs\n", len(st.Runs))
 	tw = tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "RUN\tSTARTED (UTC)\tOFFSET\tDURATION\tSTATUS\tFETCHED\tCHANGED\tUNCHANGED\tERRORS\tNEW\t")
+	fmt.Fprintln(tw, "RUN\tSTARTED (UTC)\tOFFSET\tDURATION\tSTATUS\tFETCHED\tCHANGED\tUNCHANGED\tNOT DUE\tSKIPPED\tERRORS\tNEW\t")
 	now := time.Now()
 	for _, r := range st.Runs {
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t\n", r.ID, fmtTime(r.StartedAt),
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t\n", r.ID, fmtTime(r.StartedAt),
 			r.StartOffset.Round(time.Second), r.Duration(now).Round(time.Second), r.Status,
-			r.Fetched, r.Changed, r.Unchanged+r.NotModified, r.Errors, r.NewURLs)
+			r.Fetched, r.Changed, r.Unchanged+r.NotModified, r.SkippedFr, r.SkippedSelective, r.Errors, r.NewURLs)
 	}
 	return tw.Flush()
 }
@@ -137,6 +137,9 @@ type runJSON struct {
 	Blocked          int     `json:"blocked"`
 	SkippedFr        int     `json:"skipped_fr"`
 	SkippedSelective int     `json:"skipped_selective"`
+	Hubs             int     `json:"hubs"`
+	HubsReentered    int     `json:"hubs_reentered"`
+	TrapEvents       int     `json:"trap_events"`
 	NewURLs          int     `json:"new_urls"`
 	Bytes            int64   `json:"bytes"`
 }
@@ -158,7 +161,8 @@ func statusJSON(st *store.Status) statusOut {
 		j := runJSON{ID: r.ID, StartedAt: r.StartedAt.UTC().Format(time.RFC3339), StartOffsetSec: r.StartOffset.Seconds(),
 			DurationSec: r.Duration(now).Seconds(), Status: r.Status, Fetched: r.Fetched, Changed: r.Changed,
 			Unchanged: r.Unchanged, NotModified: r.NotModified, Errors: r.Errors, Blocked: r.Blocked,
-			SkippedFr: r.SkippedFr, SkippedSelective: r.SkippedSelective, NewURLs: r.NewURLs, Bytes: r.Bytes}
+			SkippedFr: r.SkippedFr, SkippedSelective: r.SkippedSelective, Hubs: r.Hubs, HubsReentered: r.HubsReentered,
+			TrapEvents: r.TrapEvents, NewURLs: r.NewURLs, Bytes: r.Bytes}
 		if !r.EndedAt.IsZero() {
 			j.EndedAt = r.EndedAt.UTC().Format(time.RFC3339)
 		}

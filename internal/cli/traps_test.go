@@ -57,7 +57,11 @@ func trapSiteRest(s *testweb.Site) {
 			if nm == 13 {
 				ny, nm = y+1, 1
 			}
-			s.Page(fmt.Sprintf("/cal/%d/%d", y, m), fmt.Sprintf(`<p>%d-%02d: no events</p><a href="/cal/%d/%d">next month</a>`, y, m, ny, nm))
+			// Each month lists a different event, so only the stepping pattern gives the calendar away.
+			event := []string{"choir concert", "book fair", "harbour festival", "open day", "chess tournament", "film night",
+				"lecture on tides", "garden walk", "jazz evening", "science slam", "craft market"}[(y*12+m)%11]
+			s.Page(fmt.Sprintf("/cal/%d/%d", y, m), fmt.Sprintf(`<p>%d-%02d: %s in the %s hall</p><a href="/cal/%d/%d">next month</a>`,
+				y, m, event, []string{"north", "south", "east", "west", "old", "new", "main"}[(y+m)%7], ny, nm))
 		}
 	}
 	s.Handle("/shop", page(func(*http.Request) string {
@@ -67,8 +71,8 @@ func trapSiteRest(s *testweb.Site) {
 		}
 		return b.String()
 	}))
-	for i := 1; i <= 40; i++ {
-		s.Page(fmt.Sprintf("/facet/%d", i), "<p>All products, sorted the same way whatever the facet.</p>")
+	for i := 1; i <= 40; i++ { // the same page under 40 names; only the product count differs
+		s.Page(fmt.Sprintf("/facet/%d", i), fmt.Sprintf("<p>All %d products, sorted the same way whatever the facet.</p>", 100+i))
 	}
 }
 
@@ -104,7 +108,8 @@ func TestTrapSite(t *testing.T) {
 	}
 	t.Logf("requests to the trap sites: %d and %d, %v", len(web.RequestsTo(trap)), len(web.RequestsTo(wide)), counts)
 	if counts["calendar"] > 70 || counts["time"] > 70 {
-		t.Errorf("the calendar (%d) or the counter (%d) was followed too far: the stepping pattern should stop it", counts["calendar"], counts["time"])
+		t.Errorf("the calendar (%d) or the counter (%d) was followed too far: the stepping pattern or the duplicate check should stop it",
+			counts["calendar"], counts["time"])
 	}
 	if n := len(web.RequestsTo(wide)); n > 400+2 {
 		t.Errorf("%d requests to the 5,000-link site; the per-domain cap is 400 new URLs per run", n)

@@ -20,6 +20,8 @@ type Run struct {
 	NotModified, Errors, Blocked int
 	SkippedFr, SkippedSelective  int
 	NewURLs                      int
+	Hubs, HubsReentered          int // hubs judged by the selective rule; of them, subtrees visited though unchanged
+	TrapEvents                   int
 	Bytes                        int64
 	CrawlTime, RecalcTime        time.Duration
 	LinksTime                    time.Duration
@@ -83,7 +85,8 @@ func (db *DB) Status(ctx context.Context, recent int) (*Status, error) {
 }
 
 const runColumns = `id, started_at, ended_at, start_offset_ms, status, fetched, changed, unchanged,
-	not_modified, errors, blocked, skipped_fr, skipped_selective, new_urls, bytes, crawl_ms, recalc_ms, links_ms`
+	not_modified, errors, blocked, skipped_fr, skipped_selective, new_urls, bytes, crawl_ms, recalc_ms, links_ms,
+	hubs, hubs_reentered, trap_events`
 
 // RecentRuns returns up to n runs, the most recent first.
 func (db *DB) RecentRuns(ctx context.Context, n int) ([]Run, error) {
@@ -109,7 +112,7 @@ func scanRun(row interface{ Scan(...any) error }) (Run, error) {
 	var offset, crawl, recalc, links int64
 	err := row.Scan(&r.ID, &started, &ended, &offset, &r.Status, &r.Fetched, &r.Changed, &r.Unchanged,
 		&r.NotModified, &r.Errors, &r.Blocked, &r.SkippedFr, &r.SkippedSelective, &r.NewURLs, &r.Bytes,
-		&crawl, &recalc, &links)
+		&crawl, &recalc, &links, &r.Hubs, &r.HubsReentered, &r.TrapEvents)
 	r.StartedAt, r.EndedAt = parseTime(started), parseTime(ended)
 	r.StartOffset = time.Duration(offset) * time.Millisecond
 	r.CrawlTime = time.Duration(crawl) * time.Millisecond
