@@ -12,8 +12,8 @@ import (
 
 	"github.com/strata-crawler/strata/archive"
 	"github.com/strata-crawler/strata/filter"
-	"github.com/strata-crawler/strata/internal/change"
 	"github.com/strata-crawler/strata/frequency"
+	"github.com/strata-crawler/strata/internal/change"
 	"github.com/strata-crawler/strata/internal/fetch"
 	"github.com/strata-crawler/strata/internal/robots"
 	"github.com/strata-crawler/strata/internal/store"

@@ -7,11 +7,13 @@
 //     headings, paragraphs, list items, table cells), extracted by our own
 //     walk of the golang.org/x/net/html tree (via goquery). Nothing is judged
 //     to be boilerplate; only text a browser would not show is dropped.
-//   - Main: the main content as found by go-trafilatura (precision focus, no
-//     comments, no external fallback extractors, no date detection), rendered
-//     with the same block rules as Full. When trafilatura finds too little
-//     (see [MainMinRunes] and [MainMinShare]), fails, or the page is larger
-//     than [MainMaxBytes], Full is used and Text.Mode says so.
+//   - Main: the main content, found by our own readability-style scorer
+//     over the same tree (readability.go: page furniture dropped, blocks
+//     scored by text, commas and link density, the best container and its
+//     qualifying siblings kept, link-heavy boxes inside it removed) and
+//     rendered with the same block rules as Full. When it finds too little
+//     (see [MainMinRunes] and [MainMinShare]) or the page is larger than
+//     [MainMaxBytes], Full is used and Text.Mode says so.
 //
 // A page nested deeper than html.Parse accepts (512 open elements, which a
 // page that never closes its tags can reach) is read from its token stream
@@ -62,20 +64,19 @@ const (
 // runes, or fewer than MainMinShare of the runes of the Full text. Both are
 // counted on the body without the title block. A real article is rarely
 // under 200 characters. On the fixtures (docs/text-extraction.md) the main
-// text was 49-91% of the full text where trafilatura found the article, and
-// 19% on the calendar, where it kept the intro and no event. The known risk
-// of the share test is an article under a very long comment thread (Full
-// has the comments, Main does not), which then gets the Full text.
+// text was 50-97% of the full text. The known risk of the share test is an
+// article under a very long comment thread (Full has the comments, Main
+// does not), which then gets the Full text.
 const (
 	MainMinRunes = 200
 	MainMinShare = 0.25
 )
 
 // MainMaxBytes is the largest page given to the main content extractor;
-// a larger page gets the Full text. go-trafilatura's time grows faster than
-// the page (it concatenates the text of every <p> into one string, once per
-// candidate selector): about 0.1 s for 128 KiB of paragraphs and 1.3 s for
-// 1 MiB on the 2-core machine, against 40 ms for Full. 1 MiB is also
+// a larger page gets the Full text. It bounded go-trafilatura's time, which
+// grew faster than the page (1.3 s for 1 MiB of paragraphs); our extractor
+// is linear (about 20 ms on top of Full's 30 ms for 1 MiB), so the limit
+// now only keeps the behaviour of earlier versions. 1 MiB is also
 // crawl.max_bytes' default.
 const MainMaxBytes = 1 << 20
 
@@ -93,8 +94,8 @@ type Text struct {
 // Extract returns the text of page, an HTML document. page should be the
 // document decoded to UTF-8 (as fetch does); if it is not valid UTF-8 it is
 // repaired (see toUTF8), so any bytes give text. pageURL is the page's
-// address, used only as a hint by the main content extractor; it may be
-// empty. The only error is an unknown mode.
+// address; it may be empty, and no extractor uses it at present (the text
+// depends on the page alone). The only error is an unknown mode.
 func Extract(page []byte, pageURL string, mode Mode) (Text, error) {
 	if mode != Full && mode != Main {
 		return Text{}, fmt.Errorf("pagetext: unknown mode %q (want %q or %q)", string(mode), Full, Main)
@@ -114,8 +115,8 @@ func Extract(page []byte, pageURL string, mode Mode) (Text, error) {
 	if len(src) > MainMaxBytes {
 		return Text{Title: title, Body: withTitle(title, full), Mode: Full}, nil
 	}
-	main, ok := mainContent(doc, pageURL)
-	if !ok || tooLittle(main, full) {
+	main, ok := extractMain(doc, src, full)
+	if !ok {
 		return Text{Title: title, Body: withTitle(title, full), Mode: Full}, nil
 	}
 	return Text{Title: title, Body: withTitle(title, main), Mode: Main}, nil
