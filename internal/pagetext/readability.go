@@ -1,0 +1,945 @@
+package pagetext
+
+// The main content extractor: a readability-style scorer over the pruned
+// tree that the Full walk renders (see docs/text-extraction.md). In outline,
+// as in Mozilla's Readability:
+//
+//  1. Page furniture is dropped: <nav>, <aside>, <footer>, <form>, a
+//     <header> outside article/main/section, ARIA navigation, banner,
+//     contentinfo, complementary and search landmarks, and block elements
+//     whose class or id says navigation, sidebar, footer, share, ad and the
+//     like (hintWeight). An element holding more than half of the page's
+//     text is never dropped: that is a wrapper, whatever its name says.
+//  2. Every block with 25 or more characters of its own text (a paragraph,
+//     a div or cell holding text directly, a list item) scores
+//     1 + commas + min(chars/100, 3), added to its parent in full, to its
+//     grandparent halved and to three more ancestors divided by 3×level.
+//     A candidate starts from its tag and class/id hints; its final score
+//     is scaled by (1 - link density).
+//  3. The best candidate is moved up to a common ancestor of other nearly
+//     as good ones, to a parent scoring higher, through single-child
+//     parents, to the data table holding it, and to the nearest <article>,
+//     <main> (role=main) or itemprop=articleBody element holding it.
+//  4. Siblings scoring at least a fifth of it, prose paragraphs and the
+//     headings just before an included sibling join it.
+//  5. Inside, link-heavy boxes are removed (Readability's conditional
+//     cleaning: link density over 0.2 outside lists, over 0.5 anywhere;
+//     data tables and blocks with 10 or more commas are kept).
+//
+// The result is rendered with the block rules of render.go, so tables, lists
+// and <pre> come out exactly as in Full. Everything is a function of the
+// tree: no state, no clock, no map iteration order in the output.
+
+import (
+	"strings"
+
+	"golang.org/x/net/html"
+)
+
+const (
+	// minUnitChars is the own text a block needs to count as a paragraph.
+	minUnitChars = 25
+	// scoreLevels is how many ancestors of a paragraph receive its score.
+	scoreLevels = 5
+	// hashLinkWeight is the weight of a link to the same page (#anchor) in
+	// the link density: permalinks and "top" links are not navigation.
+	hashLinkWeight = 0.3
+)
+
+// Class and id hints. A class or id is split into its runs of letters,
+// which are looked up alone and joined in pairs ("side-bar" → "sidebar",
+// "comment-list" → "commentlist"):
+//
+//   - hintPositive adds 25 to a candidate's score, hintNegative takes 25 off;
+//   - hintUnlikely drops a block up front (step 1) unless a hintKeep word is
+//     also there ("entry-header", "content-sidebar") or it holds an article
+//     or main element (a layout wrapper such as "has-sidebar").
+//
+// Singular "comment" is not a hint: it marks each comment of a thread, but
+// also the posts of some forums; "comments", "commentlist" and "disqus" name
+// the comments section of an article. Plurals ("articles", "posts",
+// "stories") are not positive: they name lists of teasers, "related-posts".
+// "widget" is only negative: page builders wrap every block of an article in
+// one.
+const (
+	hintPositive = 1 << iota
+	hintNegative
+	hintUnlikely
+	hintKeep
+)
+
+var hintWords = func() map[string]uint8 {
+	m := map[string]uint8{}
+	set := func(flags uint8, words ...string) {
+		for _, w := range words {
+			m[w] |= flags
+		}
+	}
+	set(hintPositive, "article", "articlebody", "content", "main", "post", "postbody", "entry",
+		"entrycontent", "story", "bodytext")
+	set(hintKeep, "article", "articlebody", "content", "main", "body", "bodytext", "entry",
+		"entrycontent", "story")
+	set(hintNegative|hintUnlikely, "nav", "navs", "navbar", "navigation", "topnav", "subnav",
+		"sidenav", "menu", "menus", "submenu", "megamenu", "mainmenu", "footer", "header",
+		"masthead", "banner", "sidebar", "sidebars", "aside", "related", "share", "shares",
+		"sharing", "sharebar", "social", "promo", "promos", "ad", "ads", "advert", "adverts",
+		"advertisement", "advertising", "sponsor", "sponsored", "breadcrumb", "breadcrumbs",
+		"cookie", "cookies", "newsletter", "comments", "commentlist", "disqus", "pagination", "pager")
+	set(hintNegative, "widget", "widgets", "promotion", "promoted", "hidden")
+	return m
+}()
+
+// boilerplateTags are dropped from Main up front (a <header> only outside
+// article, main and section, where it is the page's masthead).
+var boilerplateTags = map[string]bool{"nav": true, "aside": true, "footer": true, "form": true, "search": true}
+
+// boilerplateRoles are the ARIA landmarks dropped from Main up front.
+var boilerplateRoles = map[string]bool{
+	"navigation": true, "banner": true, "contentinfo": true, "complementary": true, "search": true,
+}
+
+// extractMain returns the main content of a page, rendered by the block
+// rules: src is the page, doc its pruned tree (which extractMain modifies),
+// full its Full text. It returns false when the content found is too little
+// (tooLittle). Like Readability, it tries a second time without dropping
+// blocks for their class or id when the first try finds too little: a
+// layout class ("zen-one-sidebar-second") can name a wrapper of the article.
+func extractMain(doc *html.Node, src []byte, full string) (string, bool) {
+	if main, ok := mainContent(doc, true); ok && !tooLittle(main, full) {
+		return main, true
+	}
+	doc, ok := parse(src)
+	if !ok {
+		return "", false
+	}
+	prune(doc)
+	main, ok := mainContent(doc, false)
+	return main, ok && !tooLittle(main, full)
+}
+
+// mainContent returns the main content of doc, already pruned, rendered by
+// the block rules; false when no block of the page has enough text to be
+// scored. useHints says whether blocks are dropped for their class or id.
+// It modifies doc.
+func mainContent(doc *html.Node, useHints bool) (string, bool) {
+	body := findBody(doc)
+	if body == nil {
+		return "", false
+	}
+	dropBoilerplate(body, useHints)
+	s := &scorer{index: map[*html.Node]int{}}
+	s.element(body, &textStats{}, 0)
+	if len(s.cands) == 0 {
+		return "", false
+	}
+	s.finish()
+	top := s.promote(s.best(), body)
+	nodes := s.siblings(top, body)
+	r := &renderer{linkEnd: -1}
+	for _, n := range nodes {
+		if n != top {
+			if _, removed := cleanNode(n, 0, true); removed {
+				continue
+			}
+		} else {
+			cleanNode(n, 0, false)
+		}
+		r.walk(n)
+		r.endBlock()
+	}
+	return strings.Join(r.blocks, "\n\n"), true
+}
+
+// findBody returns the <body> element of a parsed document.
+func findBody(doc *html.Node) *html.Node {
+	for h := doc.FirstChild; h != nil; h = h.NextSibling {
+		if h.Type != html.ElementNode || h.Data != "html" {
+			continue
+		}
+		for b := h.FirstChild; b != nil; b = b.NextSibling {
+			if b.Type == html.ElementNode && b.Data == "body" {
+				return b
+			}
+		}
+	}
+	return nil
+}
+
+// textStats measures text: characters (white space runs count as one),
+// characters inside links (weighted, see hashLinkWeight) and commas.
+type textStats struct {
+	chars  int
+	link   float64
+	commas int
+}
+
+func (t *textStats) add(u textStats) {
+	t.chars += u.chars
+	t.link += u.link
+	t.commas += u.commas
+}
+
+// linkDensity is the share of the text that is link text.
+func (t textStats) linkDensity() float64 {
+	if t.chars == 0 {
+		return 0
+	}
+	return t.link / float64(t.chars)
+}
+
+// measureText returns the stats of a text node's data; weight is the link
+// weight of the text (0 outside links).
+func measureText(s string, weight float64) textStats {
+	var t textStats
+	space := false
+	for _, c := range s {
+		switch {
+		case isSpace(c):
+			if !space {
+				t.chars++
+			}
+			space = true
+			continue
+		case isComma(c):
+			t.commas++
+		}
+		space = false
+		t.chars++
+	}
+	t.link = weight * float64(t.chars)
+	return t
+}
+
+// isComma reports the commas of the scripts Readability counts.
+func isComma(c rune) bool {
+	switch c {
+	case ',', '\u060c', '\ufe50', '\ufe10', '\ufe11', '\u2e41', '\u2e34', '\u2e32', '\uff0c':
+		return true
+	}
+	return false
+}
+
+// isBlock reports elements that start a block of text (the renderer's
+// block, list, item and pre elements).
+func isBlock(name string) bool {
+	return blockElements[name] || listElements[name] || itemElements[name] || preElements[name]
+}
+
+// subtreeStats measures the text under n.
+func subtreeStats(n *html.Node, weight float64) textStats {
+	var t textStats
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		switch c.Type {
+		case html.TextNode:
+			t.add(measureText(c.Data, weight))
+		case html.ElementNode:
+			t.add(subtreeStats(c, childLinkWeight(c, weight)))
+		}
+	}
+	return t
+}
+
+// childLinkWeight is the link weight of the text inside element c whose
+// parent's text has weight w.
+func childLinkWeight(c *html.Node, w float64) float64 {
+	if w > 0 || c.Data != "a" || c.Namespace != "" {
+		return w
+	}
+	href, ok := attr(c, "href")
+	if !ok {
+		return 0
+	}
+	if strings.HasPrefix(strings.TrimSpace(href), "#") {
+		return hashLinkWeight
+	}
+	return 1
+}
+
+// attr returns the value of n's attribute key (no namespace).
+func attr(n *html.Node, key string) (string, bool) {
+	for _, a := range n.Attr {
+		if a.Key == key && a.Namespace == "" {
+			return a.Val, true
+		}
+	}
+	return "", false
+}
+
+// hasRole reports whether n's role attribute lists one of roles.
+func hasRole(n *html.Node, roles map[string]bool) bool {
+	v, ok := attr(n, "role")
+	if !ok {
+		return false
+	}
+	for r := range strings.FieldsSeq(v) {
+		if roles[strings.ToLower(r)] {
+			return true
+		}
+	}
+	return false
+}
+
+// hintWeight scores n's class and id: +25 for each that holds a positive
+// hint, -25 for each that holds a negative one (both can apply).
+func hintWeight(n *html.Node) int {
+	w := 0
+	for _, a := range n.Attr {
+		if a.Namespace != "" || (a.Key != "class" && a.Key != "id") {
+			continue
+		}
+		h := hints(a.Val)
+		if h&hintPositive != 0 {
+			w += 25
+		}
+		if h&hintNegative != 0 {
+			w -= 25
+		}
+	}
+	return w
+}
+
+// unlikely reports whether n's class or id has an unlikely hint and no
+// keep hint.
+func unlikely(n *html.Node) bool {
+	var h uint8
+	for _, a := range n.Attr {
+		if a.Namespace == "" && (a.Key == "class" || a.Key == "id") {
+			h |= hints(a.Val)
+		}
+	}
+	return h&hintUnlikely != 0 && h&hintKeep == 0
+}
+
+// hints returns the hint flags of the words of a class or id value: each
+// run of ASCII letters, lower-cased, and each pair of adjacent runs of one
+// class name joined ("side-bar" → "sidebar"). It does not allocate.
+func hints(v string) uint8 {
+	const maxWord = 32
+	var pair [2 * maxWord]byte // the previous word, then the current one
+	var h uint8
+	prev := 0 // length of the previous word in pair, 0 if none
+	for i := 0; i < len(v); {
+		if !isASCIILetter(v[i]) {
+			if isHTMLSpace(v[i]) {
+				prev = 0 // class names do not join across white space
+			}
+			i++
+			continue
+		}
+		j := i
+		for j < len(v) && isASCIILetter(v[j]) {
+			j++
+		}
+		word := v[i:j]
+		if i >= 2 && v[i-1] == '-' && v[i-2] == '-' {
+			// A BEM modifier says what kind of block this is
+			// ("section--ads" has ads in it): skip it, to the end of the
+			// class name.
+			for j < len(v) && !isHTMLSpace(v[j]) {
+				j++
+			}
+			i, prev = j, 0
+			continue
+		}
+		i = j
+		if len(word) > maxWord {
+			prev = 0
+			continue
+		}
+		for k := 0; k < len(word); k++ {
+			pair[prev+k] = word[k] | 0x20 // ASCII letters only: lower case
+		}
+		cur := pair[prev : prev+len(word)]
+		h |= hintWords[string(cur)]
+		if prev > 0 {
+			h |= hintWords[string(pair[:prev+len(word)])]
+		}
+		prev = copy(pair[:], cur)
+	}
+	return h
+}
+
+func isHTMLSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f'
+}
+
+func isASCIILetter(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
+}
+
+// dropBoilerplate removes page furniture from the tree under body (step 1
+// in the file comment); useHints says whether class and id hints count.
+func dropBoilerplate(body *html.Node, useHints bool) {
+	d := dropper{useHints: useHints, info: map[*html.Node]subtreeInfo{}}
+	d.bodyChars = d.measure(body).chars
+	d.walk(body, false)
+}
+
+type dropper struct {
+	useHints  bool
+	bodyChars int                        // the length of the page's text
+	info      map[*html.Node]subtreeInfo // by element, measured once
+	layout    map[*html.Node]bool        // isLayoutTable, by table
+}
+
+// subtreeInfo is what the dropper needs to know of an element's subtree.
+type subtreeInfo struct {
+	chars    int  // characters of text
+	articles int  // <article> elements, not counting those inside one
+	main     bool // a main element other than <article>, not inside one
+}
+
+// measure fills d.info for n and the elements under it, in one pass.
+func (d *dropper) measure(n *html.Node) subtreeInfo {
+	var in subtreeInfo
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		switch c.Type {
+		case html.TextNode:
+			in.chars += measureText(c.Data, 0).chars
+		case html.ElementNode:
+			ci := d.measure(c)
+			in.chars += ci.chars
+			if c.Namespace == "" && c.Data == "article" {
+				in.articles++ // what an article holds is its own
+				continue
+			}
+			in.articles += ci.articles
+			in.main = in.main || ci.main || isMainElement(c)
+		}
+	}
+	d.info[n] = in
+	return in
+}
+
+// walk drops the furniture among the descendants of n; inContent says
+// whether n is inside an article, main or section element.
+func (d *dropper) walk(n *html.Node, inContent bool) {
+	for c := n.FirstChild; c != nil; {
+		next := c.NextSibling
+		if c.Type == html.ElementNode {
+			if d.isFurniture(c, inContent) {
+				n.RemoveChild(c)
+			} else {
+				d.walk(c, inContent || isSection(c))
+			}
+		}
+		c = next
+	}
+}
+
+// isFurniture reports elements dropped from Main up front.
+func (d *dropper) isFurniture(n *html.Node, inContent bool) bool {
+	if n.Namespace != "" {
+		return false
+	}
+	switch {
+	case boilerplateTags[n.Data] || hasRole(n, boilerplateRoles) || n.Data == "header" && !inContent:
+	case n.Data == "main" || n.Data == "article" || n.Data == "body" || !isBlock(n.Data):
+		return false
+	case !d.useHints || !unlikely(n) || d.holdsMain(n) || d.inDataTable(n):
+		return false
+	}
+	// An element holding most of the page's text is a wrapper, whatever its
+	// name: a <form> around the whole page (ASP.NET), a "for_sidebar"
+	// section, a header <div> left unclosed.
+	return 2*d.info[n].chars <= d.bodyChars
+}
+
+// inDataTable reports whether n is a part of a data table (a row of class
+// "header" is not the page's header); the cells of a layout table are
+// blocks like any other ("<td class=nav>").
+func (d *dropper) inDataTable(n *html.Node) bool {
+	if !isTablePart(n) {
+		return false
+	}
+	t := n.Parent
+	for t != nil && t.Data != "table" {
+		t = t.Parent
+	}
+	if t == nil {
+		return false
+	}
+	layout, ok := d.layout[t]
+	if !ok {
+		if d.layout == nil {
+			d.layout = map[*html.Node]bool{}
+		}
+		layout = isLayoutTable(t)
+		d.layout[t] = layout
+	}
+	return !layout
+}
+
+// holdsMain reports whether a main or articleBody element, or exactly one
+// article, is under n: n is a layout wrapper ("has-sidebar"). A comments
+// section holds an article per comment.
+func (d *dropper) holdsMain(n *html.Node) bool {
+	in := d.info[n]
+	return in.main || in.articles == 1
+}
+
+// isSection reports article, main and section elements (and their roles).
+func isSection(n *html.Node) bool {
+	switch n.Data {
+	case "article", "main", "section":
+		return true
+	}
+	return hasRole(n, contentRoles)
+}
+
+var contentRoles = map[string]bool{"main": true, "article": true}
+
+// candidate is an element that received paragraph scores.
+type candidate struct {
+	node  *html.Node
+	score float64
+	total textStats // the text of its whole subtree
+}
+
+// scorer collects candidates in the order they are first scored.
+type scorer struct {
+	cands []candidate
+	index map[*html.Node]int
+}
+
+// element walks the subtree of n (an element): text outside nested blocks
+// goes to own (the text of the enclosing block), every block with enough
+// own text scores its ancestors. It returns the stats of the subtree.
+func (s *scorer) element(n *html.Node, own *textStats, weight float64) textStats {
+	var mine, total textStats
+	target := own
+	if isBlock(n.Data) {
+		target = &mine
+	}
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		switch c.Type {
+		case html.TextNode:
+			t := measureText(c.Data, weight)
+			target.add(t)
+			total.add(t)
+		case html.ElementNode:
+			total.add(s.element(c, target, childLinkWeight(c, weight)))
+		}
+	}
+	if target == &mine && mine.chars >= minUnitChars {
+		s.addUnit(n, mine)
+	}
+	if i, ok := s.index[n]; ok {
+		s.cands[i].total = total
+	}
+	return total
+}
+
+// addUnit gives the score of paragraph n to its ancestors, up to <body>.
+func (s *scorer) addUnit(n *html.Node, t textStats) {
+	score := 1 + float64(t.commas) + float64(min(t.chars/100, 3))
+	level := 0
+	for a := n.Parent; a != nil && a.Type == html.ElementNode && level < scoreLevels; a = a.Parent {
+		if a.Data == "html" {
+			break
+		}
+		divider := 1.0
+		switch level {
+		case 0:
+		case 1:
+			divider = 2
+		default:
+			divider = float64(level * 3)
+		}
+		s.cand(a).score += score / divider
+		level++
+	}
+}
+
+// cand returns n's candidate, creating it with the score of its tag and
+// hints.
+func (s *scorer) cand(n *html.Node) *candidate {
+	if i, ok := s.index[n]; ok {
+		return &s.cands[i]
+	}
+	s.index[n] = len(s.cands)
+	s.cands = append(s.cands, candidate{node: n, score: tagScore(n.Data) + float64(hintWeight(n))})
+	return &s.cands[len(s.cands)-1]
+}
+
+// tagScore is Readability's initial score of an element by its name.
+func tagScore(name string) float64 {
+	switch name {
+	case "div":
+		return 5
+	case "pre", "td", "blockquote":
+		return 3
+	case "address", "ol", "ul", "dl", "dd", "dt", "li", "form":
+		return -3
+	case "h1", "h2", "h3", "h4", "h5", "h6", "th":
+		return -5
+	}
+	return 0
+}
+
+// finish scales every score by (1 - link density).
+func (s *scorer) finish() {
+	for i := range s.cands {
+		c := &s.cands[i]
+		c.score *= 1 - min(c.total.linkDensity(), 1)
+	}
+}
+
+// score returns n's final score and whether n is a candidate.
+func (s *scorer) score(n *html.Node) (float64, bool) {
+	if i, ok := s.index[n]; ok {
+		return s.cands[i].score, true
+	}
+	return 0, false
+}
+
+// best returns the highest scoring candidate, the first one on a tie.
+func (s *scorer) best() *html.Node {
+	b := 0
+	for i := range s.cands {
+		if s.cands[i].score > s.cands[b].score {
+			b = i
+		}
+	}
+	return s.cands[b].node
+}
+
+// runnersUp returns the n best candidates after top, best first (the
+// earlier one on a tie).
+func (s *scorer) runnersUp(top *html.Node, n int) []*candidate {
+	var out []*candidate
+	for i := range s.cands {
+		c := &s.cands[i]
+		if c.node == top {
+			continue
+		}
+		at := len(out)
+		for at > 0 && c.score > out[at-1].score {
+			at--
+		}
+		if at < n {
+			out = append(out, nil)
+			copy(out[at+1:], out[at:])
+			out[at] = c
+			if len(out) > n {
+				out = out[:n]
+			}
+		}
+	}
+	return out
+}
+
+// promote moves the best candidate up the tree (step 3 in the file comment).
+func (s *scorer) promote(top, body *html.Node) *html.Node {
+	topScore, _ := s.score(top)
+	// A common ancestor of three of the next four candidates, if they are
+	// nearly as good: the container of a list of posts or teasers, rather
+	// than one of them.
+	const next, others, nearly = 4, 3, 0.75
+	var close []*html.Node
+	for _, c := range s.runnersUp(top, next) {
+		if topScore > 0 && c.score >= nearly*topScore {
+			close = append(close, c.node)
+		}
+	}
+	if len(close) >= others {
+	up:
+		for a := top.Parent; a != nil && a != body; a = a.Parent {
+			n := 0
+			for _, c := range close {
+				if contains(a, c) {
+					if n++; n >= others {
+						top = a
+						break up
+					}
+				}
+			}
+		}
+	}
+	// A parent scoring higher than the candidate, looking up as long as
+	// the scores do not drop below a third.
+	last, _ := s.score(top)
+	threshold := last / 3
+	for a := top.Parent; a != nil && a != body; a = a.Parent {
+		sc, ok := s.score(a)
+		if !ok {
+			continue
+		}
+		if sc < threshold {
+			break
+		}
+		if sc > last {
+			top = a
+			break
+		}
+		last = sc
+	}
+	// Through parents that hold nothing else.
+	for top != body && top.Parent != nil && top.Parent != body && onlyElementChild(top) {
+		top = top.Parent
+	}
+	// A cell or row of a data table: the table.
+	for a := top; a != nil && a != body; a = a.Parent {
+		if a.Data == "table" && !isLayoutTable(a) {
+			if isTablePart(top) {
+				top = a
+			}
+			break
+		}
+	}
+	// The nearest article, main or articleBody element holding it.
+	for a := top; a != nil && a != body; a = a.Parent {
+		if a.Type == html.ElementNode && isMainElement(a) {
+			return a
+		}
+	}
+	return top
+}
+
+// contains reports whether n is a descendant of a.
+func contains(a, n *html.Node) bool {
+	for p := n.Parent; p != nil; p = p.Parent {
+		if p == a {
+			return true
+		}
+	}
+	return false
+}
+
+// onlyElementChild reports whether n is its parent's only element child.
+func onlyElementChild(n *html.Node) bool {
+	for c := n.Parent.FirstChild; c != nil; c = c.NextSibling {
+		if c != n && c.Type == html.ElementNode {
+			return false
+		}
+	}
+	return true
+}
+
+func isTablePart(n *html.Node) bool {
+	switch n.Data {
+	case "td", "th", "tr", "tbody", "thead", "tfoot", "caption":
+		return true
+	}
+	return false
+}
+
+// isMainElement reports the elements that say they hold the page's main
+// content or an article.
+func isMainElement(n *html.Node) bool {
+	if n.Namespace != "" {
+		return false
+	}
+	if n.Data == "article" || n.Data == "main" || hasRole(n, contentRoles) {
+		return true
+	}
+	v, _ := attr(n, "itemprop")
+	return strings.EqualFold(strings.TrimSpace(v), "articleBody")
+}
+
+// siblings returns top and the siblings that join it, in document order
+// (step 4 in the file comment).
+func (s *scorer) siblings(top, body *html.Node) []*html.Node {
+	if top == body || top.Parent == nil {
+		return []*html.Node{top}
+	}
+	topScore, _ := s.score(top)
+	threshold := max(10, 0.2*topScore)
+	topClass, _ := attr(top, "class")
+	var kids []*html.Node
+	var in []bool
+	for c := top.Parent.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type != html.ElementNode {
+			continue
+		}
+		ok := c == top
+		if !ok {
+			bonus := 0.0
+			if cl, _ := attr(c, "class"); cl != "" && cl == topClass {
+				bonus = 0.2 * topScore
+			}
+			if sc, scored := s.score(c); scored && sc+bonus >= threshold {
+				ok = true
+			} else if c.Data == "p" {
+				ok = isProse(c)
+			}
+		}
+		kids = append(kids, c)
+		in = append(in, ok)
+	}
+	// A heading just before an included sibling is its heading.
+	for i := len(kids) - 2; i >= 0; i-- {
+		if !in[i] && in[i+1] && isHeading(kids[i].Data) {
+			in[i] = true
+		}
+	}
+	var out []*html.Node
+	for i, k := range kids {
+		if in[i] {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// isProse reports a paragraph that reads as text: over 80 characters with
+// little link text, or a shorter sentence without links.
+func isProse(p *html.Node) bool {
+	t := subtreeStats(p, 0)
+	if t.chars > 80 {
+		return t.linkDensity() < 0.25
+	}
+	if t.chars == 0 || t.link > 0 {
+		return false
+	}
+	txt := strings.TrimSpace(textOf(p))
+	return strings.HasSuffix(txt, ".") || strings.Contains(txt, ". ")
+}
+
+func isHeading(name string) bool {
+	switch name {
+	case "h1", "h2", "h3", "h4", "h5", "h6":
+		return true
+	}
+	return false
+}
+
+// cleanable are the containers conditional cleaning may remove.
+var cleanable = map[string]bool{
+	"div": true, "section": true, "center": true, "table": true, "ul": true, "ol": true,
+	"dl": true, "menu": true, "dir": true, "p": true, "header": true, "fieldset": true,
+	"details": true, "figure": true, "blockquote": true,
+}
+
+// cleanNode removes the link-heavy boxes under n, and n itself when
+// removable and link-heavy (step 5 in the file comment). A heading whose
+// section lost everything to cleaning goes too ("Related articles" above a
+// removed list), and so does a box left with nothing but headings. It
+// returns the stats of what is left and whether n was removed; weight is
+// the link weight of n's text.
+func cleanNode(n *html.Node, weight float64, removable bool) (textStats, bool) {
+	if n.Data == "table" && isDataTable(n) {
+		return subtreeStats(n, weight), false
+	}
+	var t textStats
+	headingChars, removedAny := 0, false
+	// the last heading kept, its stats, and what came after it
+	var heading *html.Node
+	var hs textStats
+	removedSince, contentSince := false, false
+	dropHeading := func() {
+		if heading != nil && removedSince && !contentSince {
+			n.RemoveChild(heading)
+			t.chars -= hs.chars
+			t.link -= hs.link
+			t.commas -= hs.commas
+			headingChars -= hs.chars
+		}
+	}
+	for c := n.FirstChild; c != nil; {
+		next := c.NextSibling
+		switch c.Type {
+		case html.TextNode:
+			ct := measureText(c.Data, weight)
+			t.add(ct)
+			if strings.TrimSpace(c.Data) != "" {
+				contentSince = true
+			}
+		case html.ElementNode:
+			ct, removed := cleanNode(c, childLinkWeight(c, weight), true)
+			switch {
+			case removed:
+				n.RemoveChild(c)
+				removedAny, removedSince = true, true
+			case isHeading(c.Data):
+				dropHeading()
+				t.add(ct)
+				headingChars += ct.chars
+				heading, hs = c, ct
+				removedSince, contentSince = false, false
+			default:
+				t.add(ct)
+				if ct.chars > 0 {
+					contentSince = true
+				}
+			}
+		}
+		c = next
+	}
+	dropHeading()
+	if !removable {
+		return t, false
+	}
+	if removedAny && t.chars <= headingChars {
+		return t, true // nothing but headings (or nothing) is left
+	}
+	if !cleanable[n.Data] || t.commas >= 10 {
+		return t, false
+	}
+	ld := t.linkDensity()
+	isList := listElements[n.Data]
+	switch {
+	case ld > 0.5:
+		return t, true
+	case n.Data == "p":
+		return t, false
+	case !isList && hintWeight(n) < 25 && ld > 0.2:
+		return t, true
+	case !isList && t.chars < minUnitChars && t.link > 0:
+		return t, true
+	}
+	return t, false
+}
+
+// isDataTable reports a table that holds data: not a layout table, and it
+// has a caption or header cells, or more than 10 cells, or 10 rows, or more
+// than 4 columns (Readability's test, without its attribute hints).
+func isDataTable(t *html.Node) bool {
+	if isLayoutTable(t) {
+		return false
+	}
+	rows, cols, header := 0, 0, false
+	var walk func(n *html.Node)
+	walk = func(n *html.Node) {
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			if c.Type != html.ElementNode {
+				continue
+			}
+			switch c.Data {
+			case "caption", "thead", "tfoot":
+				header = true
+				walk(c)
+			case "tbody":
+				walk(c)
+			case "tr":
+				rows++
+				cells := 0
+				for d := c.FirstChild; d != nil; d = d.NextSibling {
+					if d.Type == html.ElementNode && (d.Data == "td" || d.Data == "th") {
+						cells += min(colspan(d), maxColspan)
+						header = header || d.Data == "th"
+					}
+				}
+				cols = max(cols, cells)
+			}
+		}
+	}
+	walk(t)
+	return header || rows >= 10 || cols > 4 || rows*cols > 10
+}
+
+// textOf returns the text under n.
+func textOf(n *html.Node) string {
+	var b strings.Builder
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			if c.Type == html.TextNode {
+				b.WriteString(c.Data)
+			}
+			walk(c)
+		}
+	}
+	walk(n)
+	return b.String()
+}

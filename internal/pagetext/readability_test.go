@@ -1,0 +1,192 @@
+package pagetext
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestHints(t *testing.T) {
+	for _, tt := range []struct {
+		v    string
+		want uint8
+	}{
+		{"", 0},
+		{"site-header", hintNegative | hintUnlikely},
+		{"entry-header", hintPositive | hintKeep | hintNegative | hintUnlikely},
+		{"Main-Navigation", hintPositive | hintKeep | hintNegative | hintUnlikely},
+		{"related_posts", hintNegative | hintUnlikely}, // plural "posts" is not positive
+		{"related-articles", hintNegative | hintUnlikely},
+		{"side-bar", hintNegative | hintUnlikely},      // joined pair
+		{"col-4 sidebar", hintNegative | hintUnlikely}, // second class
+		{"side bar", 0},   // two classes do not join
+		{"headerlink", 0}, // a word, not a run of words
+		{"comment", 0},
+		{"comment-list", hintNegative | hintUnlikely},
+		{"comments-area", hintNegative | hintUnlikely},
+		{"elementor-widget-container", hintNegative},
+		{"TestReport__Section--Ads", 0}, // a BEM modifier is skipped
+		{"post_content700100", hintPositive | hintKeep},
+		{"wy-nav-content", hintPositive | hintKeep | hintNegative | hintUnlikely},
+		{strings.Repeat("x", 40) + "-nav", hintNegative | hintUnlikely},
+		{"nav" + strings.Repeat("x", 40), 0},
+	} {
+		if got := hints(tt.v); got != tt.want {
+			t.Errorf("hints(%q) = %04b, want %04b", tt.v, got, tt.want)
+		}
+	}
+}
+
+func TestHintsDoNotAllocate(t *testing.T) {
+	if n := testing.AllocsPerRun(100, func() { hints("post-2187 Entry-Content has-sidebar side-bar") }); n != 0 {
+		t.Errorf("hints allocates %v times", n)
+	}
+}
+
+// para is a paragraph of prose long enough to score.
+func para(tag string, i int) string {
+	return "<p>" + tag + " paragraph " + string(rune('a'+i)) + ", which goes on for a while, with commas, " +
+		"so that it counts as prose in the scoring of its container.</p>"
+}
+
+func paras(tag string, n int) string {
+	var b strings.Builder
+	for i := range n {
+		b.WriteString(para(tag, i))
+	}
+	return b.String()
+}
+
+func mainText(t *testing.T, page string) Text {
+	t.Helper()
+	txt, err := Extract([]byte(page), "https://example.org/", Main)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkInvariants(t, txt.Body)
+	return txt
+}
+
+func TestMainContent(t *testing.T) {
+	menu := "<ul><li><a href=/a>Home page link</a><li><a href=/b>About us link</a><li><a href=/c>Contact link</a></ul>"
+	tests := []struct {
+		name, page string
+		want, not  []string
+	}{
+		{"semantic furniture dropped",
+			"<header><p>HEADERTEXT of the site, with a tagline long enough to score.</p></header><nav>" + menu + "</nav>" +
+				"<main><article><h1>Title</h1>" + paras("ARTICLE", 4) + "</article></main>" +
+				"<aside><p>ASIDETEXT in a sidebar box, long enough to be scored as a paragraph.</p></aside>" +
+				"<form><p>FORMTEXT sign up for our newsletter, long enough to be scored.</p></form>" +
+				"<div role=contentinfo><p>ROLETEXT copyright line long enough to be scored here.</p></div>" +
+				"<footer><p>FOOTERTEXT copyright line long enough to be scored here.</p></footer>",
+			[]string{"Title", "ARTICLE paragraph a", "ARTICLE paragraph d"},
+			[]string{"HEADERTEXT", "Home page link", "ASIDETEXT", "FORMTEXT", "ROLETEXT", "FOOTERTEXT"}},
+		{"header inside the article is kept, its footer is not",
+			"<article><header><h1>The headline</h1><p>By someone</p></header>" + paras("ARTICLE", 4) +
+				"<footer>Tagged: <a href=/t>TAGLINK</a></footer></article>",
+			[]string{"The headline\n\nBy someone", "ARTICLE paragraph a"},
+			[]string{"TAGLINK"}},
+		{"class and id hints drop blocks",
+			"<div id=content>" + paras("ARTICLE", 4) +
+				"<div class=share-buttons><p>SHARETEXT on every social network you can name today.</p></div>" +
+				"<div id=comments><p>COMMENTTEXT from a reader who has something to say about it.</p></div>" +
+				"<div class=\"widget related-posts\"><p>RELATEDTEXT teaser of another article on this site.</p></div></div>" +
+				"<div class=sidebar>" + paras("SIDEBAR", 2) + "</div>",
+			[]string{"ARTICLE paragraph a", "ARTICLE paragraph d"},
+			[]string{"SHARETEXT", "COMMENTTEXT", "RELATEDTEXT", "SIDEBAR"}},
+		{"best candidate over a link list and a teaser column",
+			"<div class=teasers>" + strings.Repeat("<p><a href=/x>TEASER link text that goes on and on, with commas, and more</a></p>", 6) + "</div>" +
+				"<div class=text>" + paras("ARTICLE", 5) + "</div>",
+			[]string{"ARTICLE paragraph a", "ARTICLE paragraph e"},
+			[]string{"TEASER"}},
+		{"link-dense boxes inside the content are cleaned",
+			"<article>" + paras("ARTICLE", 3) + "<div><h3>More on this</h3>" + menu + "</div>" +
+				"<p>Topics: <a href=/t1>PORTTOPIC</a> <a href=/t2>ENVTOPIC</a></p>" + paras("MORE", 2) + "</article>",
+			[]string{"ARTICLE paragraph c", "MORE paragraph b"},
+			[]string{"More on this", "Home page link", "PORTTOPIC"}},
+		{"a heading left without its list goes",
+			"<article>" + paras("ARTICLE", 3) + "<h2>Related stories</h2>" + menu + "</article>",
+			[]string{"ARTICLE paragraph c"},
+			[]string{"Related stories", "Home page link"}},
+		{"data tables render as in full, first column and all",
+			"<article>" + paras("ARTICLE", 3) +
+				"<table><tr class=header><th>Option<th>Type</tr><tr><td><code>name</code><td>string</tr>" +
+				"<tr><td><a href=/l>latitude</a><td>float</tr></table><dl><dd><strong>Posts:</strong> 412</dl></article>",
+			[]string{"Option\tType\nname\tstring\nlatitude\tfloat", "Posts: 412"},
+			nil},
+		{"pre and lists keep their lines",
+			"<article>" + paras("ARTICLE", 3) + "<pre>  a := 1\n    b := 2</pre><ol><li>one<li>two</ol></article>",
+			[]string{"a := 1\n  b := 2", "one\ntwo"},
+			nil},
+		{"a layout table's navigation cell is not content",
+			"<table><tr><td class=nav><a href=/1>NAVCELL one</a><br><a href=/2>NAVCELL two</a></td>" +
+				"<td><h1>Department</h1>" + paras("ARTICLE", 4) + "</td></tr>" +
+				"<tr><td colspan=2>FOOTERROW last modified 14/05/2024 by the webmaster, visitors 1029341</td></tr></table>",
+			[]string{"Department", "ARTICLE paragraph d"},
+			[]string{"NAVCELL", "FOOTERROW"}},
+		{"a form around the whole page is not furniture",
+			"<form id=aspnetForm><div class=main>" + paras("ARTICLE", 4) + "</div><nav>" + menu + "</nav></form>",
+			[]string{"ARTICLE paragraph a"},
+			[]string{"Home page link"}},
+		{"a layout class does not hide the article",
+			"<div class=\"panel zen-one-sidebar-second\"><div>" + paras("ARTICLE", 4) + "</div></div>" +
+				"<aside>" + paras("ASIDE", 3) + "</aside><footer>" + paras("FOOTER", 3) + "</footer>",
+			[]string{"ARTICLE paragraph a", "ARTICLE paragraph d"},
+			[]string{"ASIDE", "FOOTER"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			txt := mainText(t, tt.page)
+			if txt.Mode != Main {
+				t.Fatalf("mode %s, want main:\n%s", txt.Mode, txt.Body)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(txt.Body, w) {
+					t.Errorf("missing %q in\n%s", w, txt.Body)
+				}
+			}
+			for _, n := range tt.not {
+				if strings.Contains(txt.Body, n) {
+					t.Errorf("unwanted %q in\n%s", n, txt.Body)
+				}
+			}
+		})
+	}
+}
+
+// TestMainContentSiblings: prose paragraphs and the heading of the best
+// candidate's siblings join it; a link box does not.
+func TestMainContentSiblings(t *testing.T) {
+	page := "<div id=wrap><h2>Intro heading</h2><div class=body-a>" + paras("FIRST", 4) + "</div>" +
+		"<p>A closing remark that stands on its own as a sentence, with no links in it at all.</p>" +
+		"<div class=box><a href=/x>LINKBOX</a></div></div>"
+	txt := mainText(t, page)
+	for _, w := range []string{"FIRST paragraph a", "A closing remark"} {
+		if !strings.Contains(txt.Body, w) {
+			t.Errorf("missing %q in\n%s", w, txt.Body)
+		}
+	}
+	if strings.Contains(txt.Body, "LINKBOX") {
+		t.Errorf("link box kept:\n%s", txt.Body)
+	}
+}
+
+// TestMainRetry: the first try, which drops blocks for their class, finds
+// nothing when the article's wrapper has a layout class naming a sidebar;
+// the second try, without class hints, finds the article.
+func TestMainRetry(t *testing.T) {
+	page := []byte("<div class=\"panel zen-one-sidebar-second\"><div>" + paras("ARTICLE", 4) + "</div></div>" +
+		"<aside>" + paras("ASIDE", 3) + "</aside><footer>" + paras("FOOTER", 3) + "</footer>")
+	doc, _ := parse(page)
+	prune(doc)
+	if main, ok := mainContent(doc, true); ok {
+		t.Fatalf("first try found %q; the test no longer covers the second", main)
+	}
+	doc, _ = parse(page)
+	prune(doc)
+	full := renderNode(doc)
+	main, ok := extractMain(doc, page, full)
+	if !ok || !strings.HasPrefix(main, "ARTICLE paragraph a") || strings.Contains(main, "ASIDE") {
+		t.Errorf("extractMain = %q, %v", main, ok)
+	}
+}
