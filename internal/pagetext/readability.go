@@ -8,8 +8,9 @@ package pagetext
 //     <header> outside article/main/section, ARIA navigation, banner,
 //     contentinfo, complementary and search landmarks, and block elements
 //     whose class or id says navigation, sidebar, footer, share, ad and the
-//     like (hintWeight). An element holding more than half of the page's
-//     text is never dropped: that is a wrapper, whatever its name says.
+//     like (hintWords), unless they wrap the article or are rows of a data
+//     table. An element holding more than half of the page's text is never
+//     dropped: that is a wrapper, whatever its name says.
 //  2. Every block with 25 or more characters of its own text (a paragraph,
 //     a div or cell holding text directly, a list item) scores
 //     1 + commas + min(chars/100, 3), added to its parent in full, to its
@@ -23,8 +24,11 @@ package pagetext
 //  4. Siblings scoring at least a fifth of it, prose paragraphs and the
 //     headings just before an included sibling join it.
 //  5. Inside, link-heavy boxes are removed (Readability's conditional
-//     cleaning: link density over 0.2 outside lists, over 0.5 anywhere;
-//     data tables and blocks with 10 or more commas are kept).
+//     cleaning: link density over 0.2 outside lists and paragraphs, over
+//     0.5 anywhere; data tables and blocks with 10 or more commas are
+//     kept), and so are the headings left without their section.
+//  6. If that is too little for Main (tooLittle), the page is parsed again
+//     and steps 1-5 run without the class and id drops of step 1.
 //
 // The result is rendered with the block rules of render.go, so tables, lists
 // and <pre> come out exactly as in Full. Everything is a function of the
