@@ -47,7 +47,7 @@ func (c *Crawler) Recalc(ctx context.Context, st RecalcStore, run Run, policy fr
 		return err
 	}
 	err := st.RunHistories(ctx, run.ID, limit, func(h store.PageHistory) error {
-		records := freqRecords(h.Records)
+		records := FrequencyRecords(h.Records)
 		next := policy.NextFrMax(frequency.Page{FrMax: h.FrMax, History: records})
 		if h.Level > 0 {
 			kids, err := st.ChildRecords(ctx, h.URLID, limit)
@@ -55,7 +55,7 @@ func (c *Crawler) Recalc(ctx context.Context, st RecalcStore, run Run, policy fr
 				return err
 			}
 			if len(kids) > 0 {
-				childRatio := frequency.ChildChangeRatio(freqHistories(kids), limit)
+				childRatio := frequency.ChildChangeRatio(FrequencyHistories(kids), limit)
 				if own := frequency.ChangeRatio(records, limit); childRatio >= 0.5 && childRatio >= 2*own {
 					if adj := frequency.HubAdjust(next, childRatio); adj < next {
 						next = adj

@@ -531,7 +531,7 @@ func (s *stage) selective(ctx context.Context, u *store.DueURL, rec *store.Fetch
 		return err
 	}
 	rule := s.c.cfg.Selective
-	ratio := frequency.ChildChangeRatio(freqHistories(kids), s.c.cfg.Limit)
+	ratio := frequency.ChildChangeRatio(FrequencyHistories(kids), s.c.cfg.Limit)
 	threshold := rule.Threshold(u.Threshold)
 	changed := rec.Changed || u.ContentHash == ""
 	visit, reason := rule.Decide(changed, threshold, ratio)
@@ -566,16 +566,17 @@ func (s *stage) selective(ctx context.Context, u *store.DueURL, rec *store.Fetch
 	return nil
 }
 
-// freqHistories turns stored records into the frequency package's.
-func freqHistories(in [][]store.Record) [][]frequency.Record {
+// FrequencyHistories turns stored records into the frequency package's.
+func FrequencyHistories(in [][]store.Record) [][]frequency.Record {
 	out := make([][]frequency.Record, len(in))
 	for i, h := range in {
-		out[i] = freqRecords(h)
+		out[i] = FrequencyRecords(h)
 	}
 	return out
 }
 
-func freqRecords(in []store.Record) []frequency.Record {
+// FrequencyRecords turns stored records into the frequency package's.
+func FrequencyRecords(in []store.Record) []frequency.Record {
 	out := make([]frequency.Record, len(in))
 	for i, r := range in {
 		out[i] = frequency.Record{Run: r.Run, Changed: r.Changed, Failed: r.Failed}

@@ -299,7 +299,7 @@ func globToRegexp(g string) (string, error) {
 	lit := 0 // start of the pending literal run
 	flush := func(end int) {
 		if end > lit {
-			b.WriteString(regexp.QuoteMeta(escapePathLiteral(g[lit:end])))
+			b.WriteString(regexp.QuoteMeta(urlnorm.EscapePath(g[lit:end])))
 		}
 	}
 	for i := 0; i < len(g); {
@@ -332,55 +332,6 @@ func globToRegexp(g string) (string, error) {
 	return b.String(), nil
 }
 
-// escapePathLiteral writes a literal part of a glob the way urlnorm writes paths: escapes of
-// unreserved bytes decoded, other escapes in upper-case hex, bytes not allowed raw percent-encoded.
-func escapePathLiteral(s string) string {
-	const hex = "0123456789ABCDEF"
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c == '%' && i+2 < len(s) && ishex(s[i+1]) && ishex(s[i+2]) {
-			v := unhex(s[i+1])<<4 | unhex(s[i+2])
-			i += 2
-			if unreserved(v) {
-				b.WriteByte(v)
-			} else {
-				b.WriteByte('%')
-				b.WriteByte(hex[v>>4])
-				b.WriteByte(hex[v&15])
-			}
-			continue
-		}
-		if c != '%' && (unreserved(c) || strings.IndexByte("!$&'()*+,;=:@/", c) >= 0) {
-			b.WriteByte(c)
-			continue
-		}
-		b.WriteByte('%')
-		b.WriteByte(hex[c>>4])
-		b.WriteByte(hex[c&15])
-	}
-	return b.String()
-}
-
-func unreserved(c byte) bool {
-	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' ||
-		c == '-' || c == '.' || c == '_' || c == '~'
-}
-
-func ishex(c byte) bool {
-	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
-}
-
-func unhex(c byte) byte {
-	switch {
-	case '0' <= c && c <= '9':
-		return c - '0'
-	case 'a' <= c && c <= 'f':
-		return c - 'a' + 10
-	default:
-		return c - 'A' + 10
-	}
-}
 
 // URLRegex accepts URLs whose full normalised form (u.String()) contains a match of one of the RE2
 // patterns. Patterns are not anchored: add ^ and $ for that, and (?i) to ignore case.

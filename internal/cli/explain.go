@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/strata-crawler/strata/crawler"
 	"github.com/strata-crawler/strata/frequency"
 	"github.com/strata-crawler/strata/internal/store"
 	"github.com/strata-crawler/strata/internal/urlnorm"
@@ -74,10 +75,10 @@ func explain(ctx context.Context, a *app, db *store.DB, u string) error {
 	fmt.Fprintf(tw, "fr / fr_max\t%d / %d (runs to wait / revisit interval in runs)\n", info.Fr, info.FrMax)
 	fmt.Fprintf(tw, "last crawled\t%s\n", fmtTime(info.LastCrawled))
 	fmt.Fprintf(tw, "last %d records\t%s\n", limit, recordLine(recs))
-	fr := freqRecords(recs)
+	fr := crawler.FrequencyRecords(recs)
 	fmt.Fprintf(tw, "own change share\t%.0f%%\n", 100*frequency.ChangeRatio(fr, limit))
 	if len(kids) > 0 {
-		ratio := frequency.ChildChangeRatio(freqHistories(kids), limit)
+		ratio := frequency.ChildChangeRatio(crawler.FrequencyHistories(kids), limit)
 		fmt.Fprintf(tw, "children\t%d known; %.0f%% changed over their last %d records\n", len(kids), 100*ratio, limit)
 		fmt.Fprintf(tw, "threshold\t%.2f (the subtree is visited when the hub is unchanged and at least this share of children changed)\n",
 			rule.Threshold(info.Threshold))
@@ -123,7 +124,7 @@ func nextRun(info *store.URLInfo, kids [][]store.Record, rule frequency.Selectiv
 		}
 	}
 	if len(kids) > 0 {
-		ratio := frequency.ChildChangeRatio(freqHistories(kids), limit)
+		ratio := frequency.ChildChangeRatio(crawler.FrequencyHistories(kids), limit)
 		visit, _ := rule.Decide(false, rule.Threshold(info.Threshold), ratio)
 		verdict := "skipped"
 		if visit {
@@ -156,22 +157,6 @@ func recordLine(recs []store.Record) string {
 	}
 	b.WriteString("   (oldest first; C changed, . unchanged, x no usable answer)")
 	return b.String()
-}
-
-func freqRecords(in []store.Record) []frequency.Record {
-	out := make([]frequency.Record, len(in))
-	for i, r := range in {
-		out[i] = frequency.Record{Run: r.Run, Changed: r.Changed, Failed: r.Failed}
-	}
-	return out
-}
-
-func freqHistories(in [][]store.Record) [][]frequency.Record {
-	out := make([][]frequency.Record, len(in))
-	for i, h := range in {
-		out[i] = freqRecords(h)
-	}
-	return out
 }
 
 // printSeedReport prints the paper's table 2 for every seed.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/strata-crawler/strata/crawler"
 	"github.com/strata-crawler/strata/frequency"
 	"github.com/strata-crawler/strata/internal/store"
 )
@@ -64,7 +65,7 @@ func seedReport(ctx context.Context, a *app, db *store.DB, asJSON bool) error {
 		if err != nil {
 			return err
 		}
-		kids[r.URLID] = frequency.ChildChangeRatio(freqHistories(k), limit)
+		kids[r.URLID] = frequency.ChildChangeRatio(crawler.FrequencyHistories(k), limit)
 	}
 	if asJSON {
 		out := make([]seedReportJSON, len(reports))

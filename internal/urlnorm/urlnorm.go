@@ -211,6 +211,10 @@ func joinHostPort(host, port string) string {
 	return host + ":" + port
 }
 
+// EscapePath writes a path (or part of one) with the escaping Normalize gives paths, so that a pattern
+// written by a person compares equal with the paths of normalised URLs.
+func EscapePath(s string) string { return normalizeEscapes(s, pathAllowed) }
+
 // pathAllowed reports whether c may appear unencoded in a path: RFC 3986 pchar plus "/".
 func pathAllowed(c byte) bool {
 	return unreserved(c) || subDelim(c) || c == ':' || c == '@' || c == '/'
