@@ -1,0 +1,244 @@
+package frequency
+
+// Budgeted and sampling policies: the building blocks.
+//
+// Besides the [Bouras] rule, this package provides the pure pieces of two further policies, to be
+// wired into the crawler later:
+//
+//   - an "optimal" policy after Edwards, McCurley and Tomlin (WebFountain, papers README file 000) and
+//     Wolf, Squillante, Yu, Sethuraman and Ozsen (file 004): every page's change rate is estimated
+//     from its history ([Estimator], Cho's estimator generalised to irregular intervals, as used by
+//     Ghodsi et al., file 001), pages are grouped into at most 256 log-spaced change-rate buckets
+//     ([Buckets], one byte per page), the crawls of a period of T runs are shared out between the
+//     buckets by Fox's greedy algorithm on Wolf's staleness A(x) ([Staleness], [Allocate]), and the
+//     crawls of a bucket are spread evenly over the period ([Spread], [CrawlRuns], [FrMaxFor]);
+//   - a "hybrid" policy after Ghodsi et al.: sites without history are sampled, with the probability of
+//     sampling another batch given by [SampleMore] (with the papers README's erratum).
+//
+// Time is measured in runs throughout: a rate is a number of changes per run, an interval a number of
+// runs.
+
+import (
+	"fmt"
+	"math"
+)
+
+// Defaults of [Estimator] and [Buckets]. Rates are changes per run.
+const (
+	DefaultMinRate     = 1e-3 // about one change per 1000 runs: "never changes" in practice
+	DefaultMaxRate     = 10.0 // more than a crawler visiting at most once per run can tell apart
+	DefaultPriorWeight = 2.0  // pseudo-visits given to the prior rate
+)
+
+// choCorrection is the 0.5 of Cho's estimator r̂ = −log((X̄ + 0.5) / (n + 0.5)): half an unchanged
+// visit added to the evidence.
+const choCorrection = 0.5
+
+// Interval is what one fetch of a page tells about its changes: the time since the previous
+// successful fetch, in runs, and whether the content changed in that time.
+type Interval struct {
+	Length  float64 // runs since the previous successful fetch; intervals <= 0, NaN or ±Inf are ignored
+	Changed bool    // the content differed from the previous successful fetch's
+}
+
+// Intervals turns a page's records (oldest first) into the intervals between its successful fetches:
+// failed records are skipped, the first successful record (which has no predecessor) gives no
+// interval, and every later successful record r gives Interval{r.Run − previous.Run, r.Changed}.
+// Records whose Run does not increase give a Length <= 0, which the estimator ignores.
+func Intervals(history []Record) []Interval {
+	var out []Interval
+	prev, seen := int64(0), false
+	for _, r := range history {
+		if r.Failed {
+			continue
+		}
+		if seen {
+			out = append(out, Interval{Length: float64(r.Run - prev), Changed: r.Changed})
+		}
+		prev, seen = r.Run, true
+	}
+	return out
+}
+
+// Estimator estimates a page's Poisson change rate λ (changes per run) from its intervals.
+//
+// # Method
+//
+// A page that changes as a Poisson process of rate λ and is fetched after an interval I shows a
+// change with probability 1 − exp(−λI). The maximum-likelihood estimate for irregular intervals (Cho
+// and Garcia-Molina, Estimating frequency of change, 2003) is the root of the score
+//
+//	Σ_changed I_i / (exp(λ I_i) − 1)  =  Σ_unchanged I_i
+//
+// whose left side falls from +∞ to 0 as λ grows, so the root is unique. Like the plain MLE for equal
+// intervals, −log(X̄/n) · f, it is infinite when every visit saw a change. Cho's estimator adds half
+// an unchanged visit, r̂ = −log((X̄ + 0.5) / (n + 0.5)); Estimator does the same for irregular
+// intervals by adding 0.5 · Ī to the right side, where Ī is the mean interval. With equal intervals
+// I = 1/f the root is then exactly Cho's λ̂ = r̂ · f, the estimator Ghodsi et al. use.
+//
+// # Shrinkage towards a prior
+//
+// With few visits even Cho's estimator is noisy: three visits that all saw a change give
+// λ̂ = log 7 ≈ 1.95 per run, and an optimiser that believes it pours crawls into the page and starves
+// others. When Prior (λ0, for instance the mean rate of the page's site or bucket) is set, the
+// history is extended by k = PriorWeight pseudo-visits of length Ī of which the share
+// p0 = 1 − exp(−λ0 Ī) changed — the evidence a page of rate λ0 would give on average. λ̂ is the root
+// of the penalised score
+//
+//	Σ_changed I_i / (exp(λ I_i) − 1) + k p0 Ī / (exp(λ Ī) − 1)  =  Σ_unchanged I_i + (0.5 + k (1 − p0)) Ī
+//
+// The pseudo-visits alone have their root at λ0, so a page with no history gets λ0, a page with a
+// few visits lands between λ0 and its own estimate, and a long history outweighs the k pseudo-visits.
+//
+// # Bounds
+//
+// The result is kept within [MinRate, MaxRate]: a page never seen changing gets MinRate, not 0, so
+// it is still crawled now and then, and a page seen changing at every visit gets at most MaxRate.
+// The root is found by Newton's method safeguarded by bisection within the bounds, to a relative
+// precision of about 1e-13.
+//
+// A zero field means its default (MinRate 1e-3, MaxRate 10, PriorWeight 2; Prior 0 means no prior);
+// a negative or NaN field counts as zero, and MaxRate below MinRate as MinRate. [Estimator.Validate]
+// reports such settings. Estimator is a value type: its methods are safe for concurrent use.
+type Estimator struct {
+	MinRate     float64 // smallest rate returned; 0 means DefaultMinRate
+	MaxRate     float64 // largest rate returned; 0 means DefaultMaxRate
+	Prior       float64 // rate λ0 the estimate is shrunk towards; 0 means no shrinkage
+	PriorWeight float64 // pseudo-visits given to Prior; 0 means DefaultPriorWeight
+}
+
+func positive(v, def float64) float64 {
+	if v > 0 && !math.IsInf(v, 1) { // false for NaN
+		return v
+	}
+	return def
+}
+
+// bounds returns MinRate and MaxRate with the defaults applied, lo <= hi.
+func (e Estimator) bounds() (lo, hi float64) {
+	lo, hi = positive(e.MinRate, DefaultMinRate), positive(e.MaxRate, DefaultMaxRate)
+	return lo, max(hi, lo)
+}
+
+// Validate reports settings the estimator would have to correct: negative, NaN or infinite fields,
+// or MinRate above MaxRate once the defaults are applied.
+func (e Estimator) Validate() error {
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{{"min rate", e.MinRate}, {"max rate", e.MaxRate}, {"prior", e.Prior}, {"prior weight", e.PriorWeight}} {
+		if !(f.v >= 0) || math.IsInf(f.v, 1) {
+			return fmt.Errorf("%s %v: must be a finite number >= 0 (0 means the default)", f.name, f.v)
+		}
+	}
+	lo, hi := positive(e.MinRate, DefaultMinRate), positive(e.MaxRate, DefaultMaxRate)
+	if lo > hi {
+		return fmt.Errorf("min rate %v is above max rate %v", lo, hi)
+	}
+	return nil
+}
+
+// EstimateRate estimates a page's change rate in changes per run with the default [Estimator]: Cho's
+// estimator for irregular intervals, no prior, kept within [DefaultMinRate, DefaultMaxRate]. ok is
+// false, and lambda 0, when h holds no usable interval.
+func EstimateRate(h []Interval) (lambda float64, ok bool) {
+	return Estimator{}.Estimate(h)
+}
+
+func usable(l float64) bool { return l > 0 && !math.IsInf(l, 1) }
+
+// Estimate returns the page's estimated change rate per run, as described on [Estimator]. ok is false
+// when h holds no usable interval; lambda is then Prior kept within the bounds, or 0 without a prior.
+// Estimate neither modifies nor retains h and does not allocate.
+func (e Estimator) Estimate(h []Interval) (lambda float64, ok bool) {
+	lo, hi := e.bounds()
+	prior := positive(e.Prior, 0)
+	n, sum, unchanged := 0, 0.0, 0.0
+	for _, iv := range h {
+		if !usable(iv.Length) {
+			continue
+		}
+		n++
+		sum += iv.Length
+		if !iv.Changed {
+			unchanged += iv.Length
+		}
+	}
+	if n == 0 {
+		if prior > 0 {
+			return min(max(prior, lo), hi), false
+		}
+		return 0, false
+	}
+	mean := sum / float64(n)
+	if math.IsInf(mean, 0) { // the sum overflowed
+		mean = math.MaxFloat64
+	}
+	pseudoChanged := 0.0 // k p0: weight of the changed pseudo-visits, each of length mean
+	rhs := unchanged + choCorrection*mean
+	if prior > 0 {
+		k := positive(e.PriorWeight, DefaultPriorWeight)
+		p0 := -math.Expm1(-prior * mean)
+		pseudoChanged = k * p0
+		rhs += k * (1 - p0) * mean
+	}
+	// score is decreasing in λ: > 0 below the root, < 0 above. It returns the score and its derivative
+	// with respect to λ, using d/dλ I/(e^{λI} − 1) = −I² e^{λI} / (e^{λI} − 1)².
+	term := func(l, lambda float64) (v, d float64) {
+		em := math.Expm1(lambda * l)
+		if math.IsInf(em, 1) {
+			return 0, 0
+		}
+		v = l / em
+		return v, -v * v * (em + 1)
+	}
+	score := func(lambda float64) (s, ds float64) {
+		for _, iv := range h {
+			if iv.Changed && usable(iv.Length) {
+				v, d := term(iv.Length, lambda)
+				s, ds = s+v, ds+d
+			}
+		}
+		if pseudoChanged > 0 {
+			v, d := term(mean, lambda)
+			s, ds = s+pseudoChanged*v, ds+pseudoChanged*d
+		}
+		return s - rhs, ds
+	}
+	if s, _ := score(lo); s <= 0 {
+		return lo, true
+	}
+	if s, _ := score(hi); s >= 0 {
+		return hi, true
+	}
+	// Safeguarded Newton: the root stays bracketed in [a, b], and a Newton step that leaves the
+	// bracket is replaced by bisection on log λ. The score is convex, so from the left of the root
+	// Newton's steps approach it monotonically (at least doubling λ while far below it), and they
+	// converge quadratically near it: a dozen evaluations instead of forty for plain bisection.
+	a, b := lo, hi
+	lambda = math.Sqrt(lo * hi)
+	for range 200 {
+		s, ds := score(lambda)
+		if s > 0 {
+			a = lambda
+		} else {
+			b = lambda
+		}
+		if s == 0 || b-a <= 1e-13*b {
+			break
+		}
+		next := lambda - s/ds
+		if !(next > a && next < b) || ds == 0 {
+			next = math.Sqrt(a * b) // bisection on log λ
+			if !(next > a && next < b) {
+				break
+			}
+		}
+		if math.Abs(next-lambda) <= 1e-14*lambda {
+			lambda = next
+			break
+		}
+		lambda = next
+	}
+	return min(max(lambda, lo), hi), true
+}
