@@ -15,6 +15,12 @@ import (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// The first signal stops the work gracefully; from then on signals have their default effect,
+	// so a second Ctrl-C ends a process that is taking too long to wind down.
+	go func() {
+		<-ctx.Done()
+		stop()
+	}()
 	err := cli.Run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	if err != nil {

@@ -338,7 +338,7 @@ func summarize(runID int64, st *crawler.Stats) string {
 	if st.Redirects > 0 {
 		fmt.Fprintf(&b, ", %s followed", plural(st.Redirects, "redirect"))
 	}
-	fmt.Fprintf(&b, "; %d requests, %s received.", st.Requests, humanBytes(st.Bytes))
+	fmt.Fprintf(&b, "; %s, %s received.", plural(st.Requests, "request"), humanBytes(st.Bytes))
 	if st.Dropped > 0 {
 		fmt.Fprintf(&b, " %d hosts or domains were given up for this run (see the log).", st.Dropped)
 	}
