@@ -403,7 +403,7 @@ func (p *progress) update(st crawler.Stats) {
 		if p.bar.GetMax() != st.Due {
 			p.bar.ChangeMax(st.Due)
 		}
-		p.bar.Describe(fmt.Sprintf("crawling · %d domains active · %d errors", st.Active, st.Errors))
+		p.bar.Describe(fmt.Sprintf("crawling · %s active · %s", plural(st.Active, "domain"), plural(st.Errors, "error")))
 		p.bar.Set(st.Done)
 		return
 	}
