@@ -152,6 +152,8 @@ type Crawler struct {
 	gate   *polite.Gate
 	cfg    Config
 	token  string
+
+	buckets frequency.Buckets // change-rate buckets, WebFountain's one byte per page
 }
 
 // New returns a Crawler. gate must be the one in the fetcher's and the robots fetcher's transport.

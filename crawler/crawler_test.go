@@ -775,6 +775,13 @@ func TestAdaptiveSelectiveCycle(t *testing.T) {
 	t.Logf("10 runs: %d fetches (crawl-everything: %d), %d skipped by the selective rule, %d subtrees visited for their children; /cold fr_max by run %v",
 		fetched, runs*14, skipped, forced, coldFrMax)
 
+	cold, _ := h.db.URLInfo(t.Context(), s.URL("/cold"))
+	t.Logf("estimated change rates: /hot %.3f per run (bucket %d), /cold %.4f (bucket %d)", hot.ChangeRate, hot.RateBucket,
+		cold.ChangeRate, cold.RateBucket)
+	if hot.ChangeRate < 1 || cold.ChangeRate > 0.1 || hot.RateBucket <= cold.RateBucket {
+		t.Errorf("change rates: /hot %.3f (bucket %d), /cold %.4f (bucket %d); want /hot >= 1 per run, /cold near 0",
+			hot.ChangeRate, hot.RateBucket, cold.ChangeRate, cold.RateBucket)
+	}
 	if hotVisits != runs || hot.FrMax != 1 || changedHot != runs-1 {
 		t.Errorf("/hot: %d visits, fr_max %d, %d changes seen; want every run, fr_max 1, no change missed", hotVisits, hot.FrMax, changedHot)
 	}

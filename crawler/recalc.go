@@ -30,7 +30,9 @@ type RecalcStats struct {
 const recalcBatch = 1000
 
 // Recalc is the paper's Frequency Manager: for every page crawled in run, the policy turns its last
-// limit records into a new fr_max, and the page's countdown restarts from it. A hub whose children
+// limit records into a new fr_max, and the page's countdown restarts from it. The page's change rate
+// is estimated too (Cho's estimator, changes per run) and kept with its bucket, for the budgeted
+// policies and for strata explain. A hub whose children
 // change much more often than the hub itself — at least half of them changed lately, and at least
 // twice the hub's own change share — gets the hub adjustment on top, so that it comes due, and its
 // subtree gets judged, more often (Bouras et al. 3.3 and table 2).
@@ -64,6 +66,10 @@ func (c *Crawler) Recalc(ctx context.Context, st RecalcStore, run Run, policy fr
 				}
 			}
 		}
+		update := store.FrMaxUpdate{URLID: h.URLID, FrMax: next, Rate: -1}
+		if rate, ok := frequency.EstimateRate(frequency.Intervals(records)); ok {
+			update.Rate, update.Bucket = rate, c.buckets.Of(rate)
+		}
 		stats.Pages++
 		switch {
 		case next < h.FrMax:
@@ -71,7 +77,7 @@ func (c *Crawler) Recalc(ctx context.Context, st RecalcStore, run Run, policy fr
 		case next > h.FrMax:
 			stats.Slower++
 		}
-		batch = append(batch, store.FrMaxUpdate{URLID: h.URLID, FrMax: next})
+		batch = append(batch, update)
 		if len(batch) == recalcBatch {
 			return flush()
 		}

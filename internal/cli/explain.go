@@ -77,6 +77,9 @@ func explain(ctx context.Context, a *app, db *store.DB, u string) error {
 	fmt.Fprintf(tw, "last %d records\t%s\n", limit, recordLine(recs))
 	fr := crawler.FrequencyRecords(recs)
 	fmt.Fprintf(tw, "own change share\t%.0f%%\n", 100*frequency.ChangeRatio(fr, limit))
+	if info.ChangeRate >= 0 {
+		fmt.Fprintf(tw, "change rate\t%.3f changes per run, estimated from its history (bucket %d of 256)\n", info.ChangeRate, info.RateBucket)
+	}
 	if len(kids) > 0 {
 		ratio := frequency.ChildChangeRatio(crawler.FrequencyHistories(kids), limit)
 		fmt.Fprintf(tw, "children\t%d known; %.0f%% changed over their last %d records\n", len(kids), 100*ratio, limit)

@@ -420,6 +420,8 @@ type URLInfo struct {
 	Skips       int    // runs in a row the selective rule skipped it
 	ParentID    int64  // the page it was first found on, 0 for a seed
 	ParentURL   string
+	ChangeRate  float64 // estimated changes per run; -1 when not estimated yet
+	RateBucket  int
 }
 
 // URLInfo returns the row of url (normalised), or an error wrapping ErrNotFound.
@@ -429,8 +431,10 @@ func (db *DB) URLInfo(ctx context.Context, url string) (*URLInfo, error) {
 	var parent sql.NullString
 	var parentID sql.NullInt64
 	err := db.sql.QueryRowContext(ctx, `SELECT u.id, u.url, u.state, u.level, u.fr, u.fr_max, u.threshold, u.is_seed, u.date,
-		u.skips, u.parent_id, p.url FROM urls u LEFT JOIN urls p ON p.id = u.parent_id WHERE u.url = ?`, url).
-		Scan(&in.ID, &in.URL, &in.State, &in.Level, &in.Fr, &in.FrMax, &in.Threshold, &in.IsSeed, &date, &in.Skips, &parentID, &parent)
+		u.skips, u.parent_id, p.url, coalesce(u.change_rate, -1), u.rate_bucket
+		FROM urls u LEFT JOIN urls p ON p.id = u.parent_id WHERE u.url = ?`, url).
+		Scan(&in.ID, &in.URL, &in.State, &in.Level, &in.Fr, &in.FrMax, &in.Threshold, &in.IsSeed, &date, &in.Skips,
+			&parentID, &parent, &in.ChangeRate, &in.RateBucket)
 	in.ParentID, in.ParentURL = parentID.Int64, parent.String
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("URL %s: %w", url, ErrNotFound)

@@ -115,23 +115,27 @@ func (db *DB) HasChildren(ctx context.Context, hub int64) (bool, error) {
 	return true, nil
 }
 
-// FrMaxUpdate is a recalculated revisit interval.
+// FrMaxUpdate is a recalculated revisit interval, with the page's estimated change rate.
 type FrMaxUpdate struct {
-	URLID int64
-	FrMax int
+	URLID  int64
+	FrMax  int
+	Rate   float64 // changes per run; < 0 when there is no estimate yet
+	Bucket uint8
 }
 
 // SetFrMax stores recalculated intervals in one transaction. The pages were crawled in the run just
 // finished, so their countdown restarts from the new interval.
 func (db *DB) SetFrMax(ctx context.Context, updates []FrMaxUpdate) error {
 	err := db.inTx(ctx, func(tx *sql.Tx) error {
-		st, err := tx.PrepareContext(ctx, `UPDATE urls SET fr_max = ?1, fr = ?1 WHERE id = ?2`)
+		st, err := tx.PrepareContext(ctx, `UPDATE urls SET fr_max = ?1, fr = ?1,
+			change_rate = CASE WHEN ?3 >= 0 THEN ?3 ELSE change_rate END,
+			rate_bucket = CASE WHEN ?3 >= 0 THEN ?4 ELSE rate_bucket END WHERE id = ?2`)
 		if err != nil {
 			return err
 		}
 		defer st.Close()
 		for _, u := range updates {
-			if _, err := st.ExecContext(ctx, u.FrMax, u.URLID); err != nil {
+			if _, err := st.ExecContext(ctx, u.FrMax, u.URLID, u.Rate, u.Bucket); err != nil {
 				return err
 			}
 		}
