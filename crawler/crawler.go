@@ -43,7 +43,9 @@ type Store interface {
 	// NextDue returns the next due URL among hosts, the highest level first, or an error wrapping
 	// store.ErrNotFound. Recording any outcome for a URL (RecordFetch with NextFr > 0, SetState, or
 	// skipping it for run) takes it out of the due set.
-	NextDue(ctx context.Context, hosts []string, run int64) (*store.DueURL, error)
+	NextDue(ctx context.Context, hosts []string, run int64, only ...int64) (*store.DueURL, error)
+	// DueAmong gives the hosts of the due URLs among ids, for an immediate fetch.
+	DueAmong(ctx context.Context, ids []int64) (map[string]int, error)
 	RecordFetch(ctx context.Context, r store.FetchRecord) error
 	RecentStatuses(ctx context.Context, urlID int64, n int) ([]int, error)
 	SetState(ctx context.Context, urlID int64, state string) error
@@ -232,6 +234,10 @@ type Stats struct {
 type Run struct {
 	ID    int64
 	Start time.Time
+	// Only, when set, makes the stage an immediate fetch of these URLs (WebFountain's top-level
+	// queue for crawls a person asks for): no countdown, no other URL, the same politeness and
+	// pipeline, recorded like any other fetch. Links found are not followed.
+	Only []int64
 }
 
 // ErrStopped is returned, wrapped, when the stage was stopped before it finished; everything it did
@@ -242,13 +248,23 @@ var ErrStopped = errors.New("crawl stopped before all due URLs were reached")
 // store failed (the stage stops at once) or, wrapping ErrStopped, when the stage was stopped.
 func (c *Crawler) Crawl(ctx context.Context, run Run) (*Stats, error) {
 	start := time.Now()
-	due, waiting, err := c.store.Countdown(ctx)
-	if err != nil {
-		return nil, err
-	}
-	hosts, err := c.store.DueHosts(ctx)
-	if err != nil {
-		return nil, err
+	var due, waiting int
+	var hosts map[string]int
+	var err error
+	if len(run.Only) > 0 {
+		if hosts, err = c.store.DueAmong(ctx, run.Only); err != nil {
+			return nil, err
+		}
+		for _, n := range hosts {
+			due += n
+		}
+	} else {
+		if due, waiting, err = c.store.Countdown(ctx); err != nil {
+			return nil, err
+		}
+		if hosts, err = c.store.DueHosts(ctx); err != nil {
+			return nil, err
+		}
 	}
 	// Politeness holds across processes: the gap runs from the last request any earlier run sent.
 	access, err := c.store.LastAccess(ctx, time.Now().Add(-24*time.Hour))

@@ -89,7 +89,7 @@ func (s *stage) nextURL(ctx context.Context, d *domain) (*store.DueURL, error) {
 		if len(hosts) == 0 {
 			return nil, errNoMore
 		}
-		u, err := s.c.store.NextDue(ctx, hosts, s.run.ID)
+		u, err := s.c.store.NextDue(ctx, hosts, s.run.ID, s.run.Only...)
 		if errors.Is(err, store.ErrNotFound) {
 			if s.sched.exhausted(d, gen) {
 				return nil, errNoMore
@@ -348,8 +348,8 @@ func (s *stage) archive(rec *store.FetchRecord, u *store.DueURL, resp *fetch.Res
 // politely scheduled request that robots.txt and the filters judge like any other.
 func (s *stage) follow(ctx context.Context, d *domain, u *store.DueURL, resp *fetch.Response, rec *store.FetchRecord) error {
 	loc := resp.Header.Get("Location")
-	if resp.Status < 300 || resp.Status >= 400 || resp.Status == http.StatusNotModified || loc == "" {
-		return nil
+	if resp.Status < 300 || resp.Status >= 400 || resp.Status == http.StatusNotModified || loc == "" || len(s.run.Only) > 0 {
+		return nil // an immediate fetch records the redirect and goes no further
 	}
 	base, err := url.Parse(resp.FinalURL)
 	if err != nil {
@@ -428,7 +428,7 @@ func filterInput(u *url.URL, level int, seedDomains map[string]bool) filter.Inpu
 // are known already (Bouras et al., 3.2): the crawl goes down the levels within one run. Only a new
 // or changed page is read for links — an unchanged one has no links strata does not know.
 func (s *stage) followLinks(ctx context.Context, d *domain, u *store.DueURL, resp *fetch.Response, rec *store.FetchRecord) error {
-	if u.Level <= 0 || rec.ContentHash == "" || (!rec.Changed && u.ContentHash != "") || !isHTML(resp.ContentType) {
+	if len(s.run.Only) > 0 || u.Level <= 0 || rec.ContentHash == "" || (!rec.Changed && u.ContentHash != "") || !isHTML(resp.ContentType) {
 		return nil
 	}
 	page, err := linkextract.Extract(resp.FinalURL, resp.Text, linkextract.Options{})
@@ -520,7 +520,7 @@ func (s *stage) trapEvent(ctx context.Context, ev *traps.Event) error {
 // their fr has not reached 0), and skipped for this run otherwise. Either way the hub's threshold
 // moves towards what its children did.
 func (s *stage) selective(ctx context.Context, u *store.DueURL, rec *store.FetchRecord) error {
-	if u.Level <= 0 || (rec.ContentHash == "" && !rec.NotModified) {
+	if len(s.run.Only) > 0 || u.Level <= 0 || (rec.ContentHash == "" && !rec.NotModified) {
 		return nil // not a hub, or no usable answer: no evidence about the hub itself
 	}
 	if ok, err := s.c.store.HasChildren(ctx, u.ID); err != nil || !ok {

@@ -114,7 +114,7 @@ func runCrawl(ctx context.Context, a *app, cron bool) error {
 	}
 	defer s.Close()
 	a.warnPlaceholder()
-	res, err := s.crawl(ctx, cron)
+	res, err := s.crawl(ctx, cron, nil)
 	if res == nil {
 		return err
 	}
@@ -130,9 +130,9 @@ type crawlResult struct {
 	close func()
 }
 
-// crawl waits the cron offset if asked, begins a run and runs the crawl stage. A nil result means no
-// run was begun.
-func (s *session) crawl(ctx context.Context, cron bool) (*crawlResult, error) {
+// crawl waits the cron offset if asked, begins a run and runs the crawl stage — over only the URLs
+// with the given ids, if any, for an immediate fetch. A nil result means no run was begun.
+func (s *session) crawl(ctx context.Context, cron bool, only []int64) (*crawlResult, error) {
 	a := s.a
 	var offset time.Duration
 	if cron {
@@ -159,7 +159,7 @@ func (s *session) crawl(ctx context.Context, cron bool) (*crawlResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	st, cerr := c.Crawl(ctx, crawler.Run{ID: runID, Start: start})
+	st, cerr := c.Crawl(ctx, crawler.Run{ID: runID, Start: start, Only: only})
 	progress.finish()
 	res := &crawlResult{run: store.Run{ID: runID, StartedAt: start, StartOffset: offset, Status: "completed"},
 		start: start, stats: st, c: c, close: closeClient}

@@ -135,3 +135,34 @@ func TestDemo(t *testing.T) {
 		t.Errorf("demo --days 1: %v, want a usage error", err)
 	}
 }
+
+func TestFetchNow(t *testing.T) {
+	web := testweb.New(t)
+	s := web.AddSite(t)
+	s.Page("/", `<a href="/linked">linked</a>`)
+	s.Page("/other", "<p>other</p>")
+	s.Page("/linked", "<p>linked</p>")
+	e := newEnv(t, loopbackConfig)
+	e.mustRun("seed", "add", "--level", "1", s.URL("/"))
+	e.mustRun("run")
+	before := web.Count(s, "/")
+	out := e.mustRun("fetch", s.URL("/other"))
+	if !strings.Contains(out, "crawled 1 of 1 due URLs") {
+		t.Errorf("fetch: %s", out)
+	}
+	if web.Count(s, "/other") != 1 || web.Count(s, "/") != before {
+		t.Errorf("fetch requested /other %d times and / %d more times; want only the asked URL", web.Count(s, "/other"), web.Count(s, "/")-before)
+	}
+	if hist := e.mustRun("history", s.URL("/other")); !strings.Contains(hist, "1 fetches") {
+		t.Errorf("the immediate fetch is not recorded:\n%s", hist)
+	}
+	if _, errs, code := e.run("fetch", s.URL("/x"), "not a url"); code != cli.ExitUsage || !strings.Contains(errs, "argument 2") {
+		t.Errorf("fetch with a bad URL: exit %d, %q", code, errs)
+	}
+	if web.Count(s, "/x") != 0 {
+		t.Error("a fetch with a bad URL still fetched the good one")
+	}
+	if v := web.Violations(testweb.CheckOptions{MinGap: 20e6}); len(v) > 0 {
+		t.Errorf("violations: %v", v)
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"github.com/strata-crawler/strata/crawler"
 	"github.com/strata-crawler/strata/frequency"
 	"github.com/strata-crawler/strata/internal/store"
+	"github.com/strata-crawler/strata/internal/urlnorm"
 )
 
 func newRunCmd(a *app) *cobra.Command {
@@ -33,13 +34,24 @@ figure 2. This is the command to put in cron.`,
 }
 
 func runCycle(ctx context.Context, a *app, cron bool) error {
+	return a.cycle(ctx, cron, nil)
+}
+
+// cycle runs the crawl stage (over only the given URLs, if any), then recalculation and links.
+func (a *app) cycle(ctx context.Context, cron bool, only []store.NewURL) error {
 	s, err := a.openSession(ctx)
 	if err != nil {
 		return err
 	}
 	defer s.Close()
 	a.warnPlaceholder()
-	res, cerr := s.crawl(ctx, cron)
+	var ids []int64
+	if len(only) > 0 {
+		if ids, err = s.db.Immediate(ctx, only); err != nil {
+			return err
+		}
+	}
+	res, cerr := s.crawl(ctx, cron, ids)
 	if res == nil {
 		return cerr
 	}
@@ -179,4 +191,50 @@ func (a *app) laterStage(ctx context.Context, stage func(context.Context, *sessi
 	}
 	_, err = fmt.Fprintln(a.stdout, msg)
 	return err
+}
+
+func newFetchCmd(a *app) *cobra.Command {
+	var file string
+	cmd := &cobra.Command{
+		Use:   "fetch URL... [--file FILE]",
+		Short: "Crawl the given URLs now, outside the schedule, politely, and record them like any other fetch",
+		Long: `Crawl the given URLs now (WebFountain's top-level queue for crawls a person asks for): the same
+politeness, robots.txt, filters and archive as a scheduled crawl, recorded in a run of its own and
+followed by recalculation and links. Unknown URLs are added at level 0. Their links are not
+followed and redirects are recorded, not followed. If any URL is invalid, nothing is fetched.`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var in []seedArg
+			for i, s := range args {
+				in = append(in, seedArg{s, fmt.Sprintf("argument %d", i+1)})
+			}
+			if file != "" {
+				more, err := readURLFile(file, cmd.InOrStdin())
+				if err != nil {
+					return err
+				}
+				in = append(in, more...)
+			}
+			if len(in) == 0 {
+				return usagef("fetch: no URLs given (pass them as arguments or with --file)")
+			}
+			if err := a.setup(); err != nil {
+				return err
+			}
+			seen := map[string]bool{}
+			var urls []store.NewURL
+			for _, s := range in {
+				u, err := urlnorm.Parse(s.raw)
+				if err != nil {
+					return fmt.Errorf("fetch: %s: %w", s.where, err)
+				}
+				if !seen[u.String()] {
+					seen[u.String()] = true
+					urls = append(urls, store.NewURL{URL: u.String(), Host: u.Host, FrMax: a.cfg.Seed.FrMax})
+				}
+			}
+			return a.cycle(cmd.Context(), false, urls)
+		},
+	}
+	cmd.Flags().StringVar(&file, "file", "", "read URLs from FILE, one per line ('-' for standard input)")
+	return cmd
 }

@@ -44,6 +44,55 @@ func (db *DB) DueHosts(ctx context.Context) (map[string]int, error) {
 	return out, rows.Err()
 }
 
+// Immediate makes urls (normalised) due now for an out-of-schedule fetch: unknown ones are added at
+// level 0, known ones get fr 0 and, if removed or gone, become active again. It returns their ids.
+func (db *DB) Immediate(ctx context.Context, urls []NewURL) ([]int64, error) {
+	ids := make([]int64, 0, len(urls))
+	now := formatTime(db.now())
+	err := db.inTx(ctx, func(tx *sql.Tx) error {
+		for _, u := range urls {
+			var id int64
+			err := tx.QueryRowContext(ctx, `INSERT INTO urls (url, host, level, fr, fr_max, added_at) VALUES (?, ?, 0, 0, ?, ?)
+				ON CONFLICT (url) DO UPDATE SET fr = 0,
+				state = CASE WHEN state IN ('gone', 'removed') THEN 'active' ELSE state END
+				RETURNING id`, u.URL, u.Host, max(u.FrMax, 1), now).Scan(&id)
+			if err != nil {
+				return fmt.Errorf("%s: %w", u.URL, err)
+			}
+			ids = append(ids, id)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("queue for an immediate fetch: %w", err)
+	}
+	return ids, nil
+}
+
+// DueAmong returns, per host, how many of the URLs with the given ids are due.
+func (db *DB) DueAmong(ctx context.Context, ids []int64) (map[string]int, error) {
+	args := make([]any, len(ids))
+	for i, id := range ids {
+		args[i] = id
+	}
+	rows, err := db.sql.QueryContext(ctx, `SELECT host, count(*) FROM urls WHERE id IN (`+placeholders(len(ids))+`)
+		AND state = 'active' AND fr = 0 GROUP BY host`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("due hosts: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]int{}
+	for rows.Next() {
+		var h string
+		var n int
+		if err := rows.Scan(&h, &n); err != nil {
+			return nil, err
+		}
+		out[h] = n
+	}
+	return out, rows.Err()
+}
+
 // SeedHosts lists the hosts of the seeds: the hosts the user vouched for.
 func (db *DB) SeedHosts(ctx context.Context) ([]string, error) {
 	rows, err := db.sql.QueryContext(ctx, `SELECT DISTINCT host FROM urls WHERE is_seed = 1`)
@@ -83,19 +132,28 @@ type DueURL struct {
 // row — or an error wrapping ErrNotFound when they have none left. URLs the selective rule skipped
 // for run are not due in it. Every outcome the crawler records takes the URL out of the due set, so
 // calling NextDue again moves on.
-func (db *DB) NextDue(ctx context.Context, hosts []string, run int64) (*DueURL, error) {
+//
+// With only, just those URLs are considered: an immediate fetch outside the schedule.
+func (db *DB) NextDue(ctx context.Context, hosts []string, run int64, only ...int64) (*DueURL, error) {
 	var d DueURL
 	var etag, lm, hash, archived sql.NullString
 	var root sql.NullInt64
-	args := make([]any, 0, len(hosts)+1)
+	args := make([]any, 0, len(hosts)+1+len(only))
 	for _, h := range hosts {
 		args = append(args, h)
 	}
 	args = append(args, run)
+	restrict := ""
+	if len(only) > 0 {
+		restrict = ` AND id IN (` + placeholders(len(only)) + `)`
+		for _, id := range only {
+			args = append(args, id)
+		}
+	}
 	err := db.sql.QueryRowContext(ctx, `SELECT id, url, host, level, fr_max, etag, last_modified, content_hash, root_id, is_seed,
 		threshold, digest, (SELECT archive_path FROM fetches f WHERE f.url_id = urls.id AND f.archive_path IS NOT NULL ORDER BY f.id DESC LIMIT 1)
 		FROM urls WHERE host IN (`+placeholders(len(hosts))+`) AND state = 'active' AND fr = 0
-		AND (skipped_run IS NULL OR skipped_run <> ?) ORDER BY level DESC, id LIMIT 1`, args...).
+		AND (skipped_run IS NULL OR skipped_run <> ?)`+restrict+` ORDER BY level DESC, id LIMIT 1`, args...).
 		Scan(&d.ID, &d.URL, &d.Host, &d.Level, &d.FrMax, &etag, &lm, &hash, &root, &d.IsSeed, &d.Threshold, &d.Digest, &archived)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("next due URL of %v: %w", hosts, ErrNotFound)
