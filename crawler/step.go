@@ -78,7 +78,7 @@ func (s *stage) step(ctx context.Context, d *domain) (more bool, err error) {
 		s.count(func(st *Stats) { st.Blocked++; st.Done++ })
 		return true, nil
 	}
-	return true, s.crawl(ctx, d, u)
+	return true, s.crawl(ctx, d, u, parsed)
 }
 
 // nextURL returns the next due URL of d: the highest level first across all its hosts, so a hub is
@@ -102,7 +102,7 @@ func (s *stage) nextURL(ctx context.Context, d *domain) (*store.DueURL, error) {
 
 // crawl takes one URL through the pipeline: fetch → outcome → text → change detection → archive →
 // follow → record. The fetch row is recorded only after the archive holds the version it points at.
-func (s *stage) crawl(ctx context.Context, d *domain, u *store.DueURL) error {
+func (s *stage) crawl(ctx context.Context, d *domain, u *store.DueURL, pu *url.URL) error {
 	started := s.c.cfg.Now()
 	s.requests.Add(1)
 	resp, ferr := s.c.fetch.Fetch(ctx, fetch.Request{URL: u.URL, ETag: u.ETag, LastModified: u.LastModified})
@@ -112,9 +112,7 @@ func (s *stage) crawl(ctx context.Context, d *domain, u *store.DueURL) error {
 	}
 	rec.URLID, rec.RunID, rec.FetchedAt = u.ID, s.run.ID, started
 	var norm string // the text with numbers and dates set aside, for the novelty check
-	if pu, err := url.Parse(u.URL); err == nil {
-		rec.Origin, rec.Domain = origin(pu), d.key
-	}
+	rec.Origin, rec.Domain = origin(pu), d.key
 	if resp != nil {
 		rec.Duration = resp.Duration
 		p := s.extract(resp)
@@ -131,10 +129,8 @@ func (s *stage) crawl(ctx context.Context, d *domain, u *store.DueURL) error {
 		return err
 	}
 	if u.ContentHash == "" && norm != "" { // a first version: does its prefix bring anything new?
-		if pu, err := url.Parse(u.URL); err == nil {
-			if err := s.trapEvent(ctx, s.guard.Fetched(d.key, pu, norm)); err != nil {
-				return err
-			}
+		if err := s.trapEvent(ctx, s.guard.Fetched(d.key, pu, norm)); err != nil {
+			return err
 		}
 	}
 	if err := s.selective(ctx, u, &rec); err != nil {
