@@ -118,10 +118,10 @@ func (s *stage) crawl(ctx context.Context, d *domain, u *store.DueURL, pu *url.U
 		p := s.extract(resp)
 		norm = s.detectChange(&rec, u, resp, p)
 		s.archive(&rec, u, resp, p)
-		if err := s.follow(ctx, d, u, resp, &rec); err != nil {
+		if err := s.follow(ctx, d, u, pu, resp, &rec); err != nil {
 			return err
 		}
-		if err := s.followLinks(ctx, d, u, resp, &rec); err != nil {
+		if err := s.followLinks(ctx, d, u, pu, resp, &rec); err != nil {
 			return err
 		}
 	}
@@ -342,7 +342,7 @@ func (s *stage) archive(rec *store.FetchRecord, u *store.DueURL, resp *fetch.Res
 
 // follow lets a redirect's target join the run as a URL of its own: the next hop is a separate,
 // politely scheduled request that robots.txt and the filters judge like any other.
-func (s *stage) follow(ctx context.Context, d *domain, u *store.DueURL, resp *fetch.Response, rec *store.FetchRecord) error {
+func (s *stage) follow(ctx context.Context, d *domain, u *store.DueURL, from *url.URL, resp *fetch.Response, rec *store.FetchRecord) error {
 	loc := resp.Header.Get("Location")
 	if resp.Status < 300 || resp.Status >= 400 || resp.Status == http.StatusNotModified || loc == "" || len(s.run.Only) > 0 {
 		return nil // an immediate fetch records the redirect and goes no further
@@ -364,7 +364,6 @@ func (s *stage) follow(ctx context.Context, d *domain, u *store.DueURL, resp *fe
 	if dec.URL != nil {
 		target = dec.URL
 	}
-	from, _ := url.Parse(u.URL)
 	targetKey := s.c.gate.Key(target.Host)
 	ok, ev := s.guard.Admit(targetKey, target, from)
 	if err := s.trapEvent(ctx, ev); err != nil {
@@ -423,7 +422,7 @@ func filterInput(u *url.URL, level int, seedDomains map[string]bool) filter.Inpu
 // followLinks lets the internal links of a page at level L > 0 join the run at level L−1, unless they
 // are known already (Bouras et al., 3.2): the crawl goes down the levels within one run. Only a new
 // or changed page is read for links — an unchanged one has no links strata does not know.
-func (s *stage) followLinks(ctx context.Context, d *domain, u *store.DueURL, resp *fetch.Response, rec *store.FetchRecord) error {
+func (s *stage) followLinks(ctx context.Context, d *domain, u *store.DueURL, from *url.URL, resp *fetch.Response, rec *store.FetchRecord) error {
 	if len(s.run.Only) > 0 || u.Level <= 0 || rec.ContentHash == "" || (!rec.Changed && u.ContentHash != "") || !isHTML(resp.ContentType) {
 		return nil
 	}
@@ -434,7 +433,6 @@ func (s *stage) followLinks(ctx context.Context, d *domain, u *store.DueURL, res
 	if page.NoFollow && !s.c.cfg.IgnoreNofollow {
 		return nil
 	}
-	from, _ := url.Parse(u.URL)
 	var found []store.NewURL
 	for _, l := range page.Links {
 		if l.NoFollow && !s.c.cfg.IgnoreNofollow {
