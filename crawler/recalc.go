@@ -50,8 +50,11 @@ func (c *Crawler) Recalc(ctx context.Context, st RecalcStore, run Run, policy fr
 	}
 	err := st.RunHistories(ctx, run.ID, limit, func(h store.PageHistory) error {
 		records := FrequencyRecords(h.Records)
-		next := policy.NextFrMax(frequency.Page{FrMax: h.FrMax, History: records})
-		if h.Level > 0 {
+		next := h.FrMax // a nil policy only estimates rates: the optimal policy sets fr_max for all pages at once
+		if policy != nil {
+			next = policy.NextFrMax(frequency.Page{FrMax: h.FrMax, History: records})
+		}
+		if policy != nil && h.Level > 0 {
 			kids, err := st.ChildRecords(ctx, h.URLID, limit)
 			if err != nil {
 				return err

@@ -166,3 +166,37 @@ func TestFetchNow(t *testing.T) {
 		t.Errorf("violations: %v", v)
 	}
 }
+
+func TestOptimalPolicyAndPlan(t *testing.T) {
+	web := testweb.New(t)
+	s := web.AddSite(t)
+	for i := 0; i < 6; i++ {
+		s.Page(fmt.Sprintf("/p%d", i), fmt.Sprintf("<p>page %d</p>", i))
+	}
+	e := newEnv(t, loopbackConfig+"[frequency]\npolicy = \"optimal\"\n[optimizer]\nbudget = 2\nperiod = 6\n")
+	for i := 0; i < 6; i++ {
+		e.mustRun("seed", "add", "--level", "0", s.URL(fmt.Sprintf("/p%d", i)))
+	}
+	e.mustRun("run") // all six are new
+	out := e.mustRun("run")
+	if !strings.Contains(out, "recalc:") {
+		t.Errorf("run with the optimal policy:\n%s", out)
+	}
+	plan := e.mustRun("plan")
+	for _, want := range []string{"budget 2 pages per run, period 6 runs, 6 pages", "CRAWLS PER PERIOD", "expected:"} {
+		if !strings.Contains(plan, want) {
+			t.Errorf("plan lacks %q:\n%s", want, plan)
+		}
+	}
+	// The plan was applied: with a budget of 2 per run, the next runs crawl about 2 pages each.
+	for i := 0; i < 3; i++ {
+		if out := e.mustRun("run"); !strings.Contains(out, "crawled 2 of 2") && !strings.Contains(out, "crawled 1 of 1") &&
+			!strings.Contains(out, "crawled 3 of 3") {
+			t.Errorf("run %d under a budget of 2:\n%s", i+3, out)
+		}
+	}
+	bad := newEnv(t, "[frequency]\npolicy = \"optimal\"\n")
+	if _, errs, code := bad.run("status"); code != cli.ExitUsage || !strings.Contains(errs, "optimizer.budget") {
+		t.Errorf("optimal without a budget: exit %d, %q", code, errs)
+	}
+}

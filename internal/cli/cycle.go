@@ -81,7 +81,7 @@ func (s *session) laterStages(ctx context.Context, c *crawler.Crawler, run int64
 	var ls *crawler.LinkStats
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() (err error) {
-		rs, err = c.Recalc(gctx, s.db, crawler.Run{ID: run}, policy, s.a.cfg.Frequency.Limit)
+		rs, err = s.recalc(gctx, c, policy, run)
 		return err
 	})
 	g.Go(func() (err error) {
@@ -94,9 +94,37 @@ func (s *session) laterStages(ctx context.Context, c *crawler.Crawler, run int64
 	return rs, ls, nil
 }
 
+// policy returns the per-page policy, or nil for the optimal policy, which plans all pages at once.
 func (s *session) policy() (frequency.Policy, error) {
 	f := s.a.cfg.Frequency
+	if f.Policy == "optimal" {
+		return nil, nil
+	}
 	return frequency.New(f.Policy, frequency.WithLimit(f.Limit), frequency.WithBounds(f.Min, f.Max))
+}
+
+// recalc runs the Frequency Manager for run; with the optimal policy it estimates the change rates of
+// the pages crawled, then plans every page's fr_max and phase under the budget.
+func (s *session) recalc(ctx context.Context, c *crawler.Crawler, policy frequency.Policy, run int64) (*crawler.RecalcStats, error) {
+	rs, err := c.Recalc(ctx, s.db, crawler.Run{ID: run}, policy, s.a.cfg.Frequency.Limit)
+	if err != nil || policy != nil {
+		return rs, err
+	}
+	start := time.Now()
+	plan, err := c.Optimize(ctx, s.db, crawler.Run{ID: run}, s.a.optimalConfig())
+	if err != nil {
+		return rs, err
+	}
+	rs.Elapsed += time.Since(start)
+	s.a.log.Info("optimal plan applied", "buckets", len(plan.Buckets), "expected_per_run", fmt.Sprintf("%.1f", plan.ExpectedPerRun),
+		"budget", plan.Budget, "expected_freshness", fmt.Sprintf("%.3f", plan.ExpectedFreshness))
+	return rs, nil
+}
+
+func (a *app) optimalConfig() crawler.OptimalConfig {
+	o := a.cfg.Optimizer
+	return crawler.OptimalConfig{Budget: o.Budget, Period: o.Period, MinCrawls: o.MinCrawls, MaxCrawls: o.MaxCrawls,
+		Buckets: frequency.Buckets{MinRate: o.MinRate, MaxRate: o.MaxRate}}
 }
 
 func (s *session) linksConfig() crawler.LinksConfig {
@@ -134,7 +162,7 @@ func newRecalcCmd(a *app) *cobra.Command {
 				if err != nil {
 					return "", err
 				}
-				rs, err := c.Recalc(ctx, s.db, crawler.Run{ID: run}, policy, a.cfg.Frequency.Limit)
+				rs, err := s.recalc(ctx, c, policy, run)
 				if err != nil {
 					return "", err
 				}

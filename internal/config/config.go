@@ -90,6 +90,14 @@ type Config struct {
 		Min    int
 		Max    int
 	}
+	Optimizer struct {
+		Budget    int     // pages per run
+		Period    int     // scheduling period T, in runs
+		MinCrawls int     // per page per period
+		MaxCrawls int     // per page per period; 0 = Period
+		MinRate   float64 // change-rate buckets span [MinRate, MaxRate] changes per run
+		MaxRate   float64
+	}
 	Log struct {
 		Level  string
 		Format string
@@ -178,8 +186,8 @@ var schema = []field{
 	{key: "politeness.domain_key", def: "registrable", enum: []string{"registrable", "host"},
 		doc: `What counts as one domain for politeness: "registrable" (example.co.uk and its subdomains) or "host".`,
 		ptr: func(c *Config) any { return &c.Politeness.DomainKey }},
-	{key: "frequency.policy", def: "bouras", enum: []string{"bouras"},
-		doc: "How revisit intervals are recalculated after each crawl: \"bouras\" (Bouras et al., 3.2).",
+	{key: "frequency.policy", def: "bouras", enum: []string{"bouras", "optimal"},
+		doc: "How revisit intervals are recalculated after each crawl: \"bouras\" (Bouras et al., 3.2) or \"optimal\" (WebFountain's change-rate buckets with Wolf et al.'s allocation under optimizer.budget).",
 		ptr: func(c *Config) any { return &c.Frequency.Policy }},
 	{key: "frequency.limit", def: 10, min: 2, max: 1000,
 		doc: "How many of a page's last fetches the frequency and selective rules look at.",
@@ -190,6 +198,24 @@ var schema = []field{
 	{key: "frequency.max", def: 30, min: 1, max: 3650,
 		doc: "Longest revisit interval, in runs.",
 		ptr: func(c *Config) any { return &c.Frequency.Max }},
+	{key: "optimizer.budget", def: 0, min: 0, max: 1_000_000_000,
+		doc: "With frequency.policy = \"optimal\": pages to crawl per run, on average. Required then.",
+		ptr: func(c *Config) any { return &c.Optimizer.Budget }},
+	{key: "optimizer.period", def: 30, min: 1, max: 3650,
+		doc: "The scheduling period T, in runs: the allocation gives every page a number of crawls per period.",
+		ptr: func(c *Config) any { return &c.Optimizer.Period }},
+	{key: "optimizer.min_crawls", def: 1, min: 0, max: 3650,
+		doc: "Crawls per period every page gets at least (WebFountain's compromise: nothing is starved).",
+		ptr: func(c *Config) any { return &c.Optimizer.MinCrawls }},
+	{key: "optimizer.max_crawls", def: 0, min: 0, max: 3650,
+		doc: "Crawls per period a page gets at most; 0 = optimizer.period (every run).",
+		ptr: func(c *Config) any { return &c.Optimizer.MaxCrawls }},
+	{key: "optimizer.min_rate", def: 0.001, min: 1e-9, max: 1e6,
+		doc: "Lowest change rate (changes per run) the 256 change-rate buckets distinguish.",
+		ptr: func(c *Config) any { return &c.Optimizer.MinRate }},
+	{key: "optimizer.max_rate", def: 10.0, min: 1e-9, max: 1e6,
+		doc: "Highest change rate the buckets distinguish.",
+		ptr: func(c *Config) any { return &c.Optimizer.MaxRate }},
 	{key: "links.honour_nofollow", def: true,
 		doc: "Honour rel=nofollow (and sponsored, ugc) on links and <meta name=robots content=nofollow> on pages.",
 		ptr: func(c *Config) any { return &c.Links.HonourNofollow }},
@@ -326,6 +352,14 @@ func Load(opts Options) (*Config, error) {
 	if cfg.Frequency.Min > cfg.Frequency.Max {
 		return nil, fmt.Errorf("%w: %s: frequency.min (%d) is above frequency.max (%d)", ErrInvalid,
 			describe(cfg, "frequency.min"), cfg.Frequency.Min, cfg.Frequency.Max)
+	}
+	if cfg.Frequency.Policy == "optimal" && cfg.Optimizer.Budget <= 0 {
+		return nil, fmt.Errorf("%w: %s: optimizer.budget: frequency.policy = \"optimal\" needs a budget of pages per run (1 or more)",
+			ErrInvalid, describe(cfg, "optimizer.budget"))
+	}
+	if cfg.Optimizer.MinRate >= cfg.Optimizer.MaxRate {
+		return nil, fmt.Errorf("%w: %s: optimizer.min_rate (%g) must be below optimizer.max_rate (%g)", ErrInvalid,
+			describe(cfg, "optimizer.min_rate"), cfg.Optimizer.MinRate, cfg.Optimizer.MaxRate)
 	}
 	cfg.Filter = filter.Default()
 	if file != "" && v.InConfig(filterKey) {

@@ -1,0 +1,98 @@
+package crawler_test
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/strata-crawler/strata/crawler"
+	"github.com/strata-crawler/strata/frequency"
+	"github.com/strata-crawler/strata/internal/store"
+)
+
+// TestOptimalPlanSpreadsTheLoad gives 1,000 pages change rates from 0.001 to 3 per run, makes the
+// optimal plan for a budget of 100 pages per run over a period of 20 runs, then plays 60 runs of
+// countdown, crawl and re-phasing on the real store: after the first period every run's load must stay
+// within a few percent of the plan's, and the plan's within a few percent of the budget.
+func TestOptimalPlanSpreadsTheLoad(t *testing.T) {
+	ctx := t.Context()
+	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "s.db"), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	const pages, budget, period = 1000, 100, 20
+	var seeds []store.NewSeed
+	for i := 0; i < pages; i++ {
+		seeds = append(seeds, store.NewSeed{URL: fmt.Sprintf("https://s%d.example/p%d", i%50, i), Host: fmt.Sprintf("s%d.example", i%50), FrMax: 1})
+	}
+	if _, err := db.AddSeeds(ctx, seeds); err != nil {
+		t.Fatal(err)
+	}
+	buckets := frequency.Buckets{}
+	var rates []store.FrMaxUpdate
+	for i := 0; i < pages; i++ {
+		r := 0.001 * math.Pow(3000, float64(i%97)/96) // 0.001 .. 3 per run
+		rates = append(rates, store.FrMaxUpdate{URLID: int64(i + 1), FrMax: 1, Rate: r, Bucket: buckets.Of(r)})
+	}
+	if err := db.SetFrMax(ctx, rates); err != nil {
+		t.Fatal(err)
+	}
+	cfg := crawler.OptimalConfig{Budget: budget, Period: period, MinCrawls: 1, Buckets: buckets}
+	c := crawler.New(db, nil, nil, nil, crawler.Config{})
+
+	var loads []int
+	for run := 1; run <= 60; run++ {
+		id, _ := db.BeginRun(ctx, time.Now(), 0)
+		due, _, err := db.Countdown(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		loads = append(loads, due)
+		// Crawl every due URL (no network: a record is all the plan needs), then re-plan.
+		for {
+			u, err := db.NextDue(ctx, hostsOf(50), id)
+			if errors.Is(err, store.ErrNotFound) {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			db.RecordFetch(ctx, store.FetchRecord{URLID: u.ID, RunID: id, FetchedAt: time.Now(), Status: 200, NextFr: u.FrMax})
+		}
+		plan, err := c.Optimize(ctx, db, crawler.Run{ID: id}, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if run == 1 {
+			t.Logf("plan: %.1f crawls per run expected for a budget of %d, expected freshness %.3f, %d buckets",
+				plan.ExpectedPerRun, budget, plan.ExpectedFreshness, len(plan.Buckets))
+			if math.Abs(plan.ExpectedPerRun-budget) > 0.1*budget {
+				t.Errorf("the plan implies %.1f crawls per run, want within 10%% of the budget %d", plan.ExpectedPerRun, budget)
+			}
+		}
+	}
+	t.Logf("load per run: %v", loads)
+	lo, hi, sum := math.MaxInt, 0, 0
+	for _, n := range loads[period:] {
+		lo, hi, sum = min(lo, n), max(hi, n), sum+n
+	}
+	mean := float64(sum) / float64(len(loads)-period)
+	if float64(hi) > 1.05*mean || float64(lo) < 0.95*mean {
+		t.Errorf("after the first period the load ranges %d..%d around a mean of %.1f: want within 5%%", lo, hi, mean)
+	}
+	if math.Abs(mean-budget) > 0.05*budget {
+		t.Errorf("mean load %.1f per run, want within 5%% of the budget %d", mean, budget)
+	}
+}
+
+func hostsOf(n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = fmt.Sprintf("s%d.example", i)
+	}
+	return out
+}

@@ -1,0 +1,70 @@
+package cli
+
+import (
+	"fmt"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/strata-crawler/strata/crawler"
+)
+
+func newPlanCmd(a *app) *cobra.Command {
+	var asJSON bool
+	var budget int
+	cmd := &cobra.Command{
+		Use:   "plan [--budget N] [--json]",
+		Short: "Show the optimal policy's allocation: per change-rate bucket, pages, crawls per period, fr_max, staleness",
+		Long: `Show how the optimal policy (WebFountain's change-rate buckets, Wolf et al.'s allocation) would spend
+optimizer.budget pages per run over optimizer.period runs, from the change rates strata has
+estimated so far: per bucket the rate range, pages, crawls per period, the revisit interval that
+realises them and the expected staleness, and in total the crawls per run and the expected share of
+pages whose stored copy is current. It changes nothing; with frequency.policy = "optimal", every
+run applies such a plan.`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			db, err := a.openStore(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			cfg := a.optimalConfig()
+			if budget > 0 {
+				cfg.Budget = budget
+			}
+			if cfg.Budget <= 0 {
+				return usagef("plan: no budget: set optimizer.budget (pages per run) or pass --budget N")
+			}
+			loads, err := db.BucketLoads(cmd.Context())
+			if err != nil {
+				return err
+			}
+			if len(loads) == 0 {
+				_, err := fmt.Fprintln(a.stdout, "no active URLs yet")
+				return err
+			}
+			plan := crawler.MakePlan(loads, cfg)
+			if asJSON {
+				return writeJSON(a.stdout, plan)
+			}
+			w := a.stdout
+			fmt.Fprintf(w, "budget %d pages per run, period %d runs, %d pages\n\n", plan.Budget, plan.Period, plan.Pages)
+			tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+			fmt.Fprintln(tw, "BUCKET\tCHANGES PER RUN\tPAGES\tCRAWLS PER PERIOD\tFR_MAX\tSTALENESS\t")
+			for _, b := range plan.Buckets {
+				bucket, rates := fmt.Sprint(b.Bucket), fmt.Sprintf("%.3g–%.3g", b.RateLo, b.RateHi)
+				if b.Bucket < 0 {
+					bucket, rates = "new", fmt.Sprintf("~%.3g (assumed)", b.Rate)
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%.1f%%\t\n", bucket, rates, b.Pages, b.Crawls, b.FrMax, 100*b.Staleness)
+			}
+			tw.Flush()
+			_, err = fmt.Fprintf(w, "\nexpected: %.1f crawls per run, %.1f%% of pages current on average\n",
+				plan.ExpectedPerRun, 100*plan.ExpectedFreshness)
+			return err
+		},
+	}
+	cmd.Flags().IntVar(&budget, "budget", 0, "pages per run (default optimizer.budget)")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}
