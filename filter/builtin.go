@@ -332,7 +332,6 @@ func globToRegexp(g string) (string, error) {
 	return b.String(), nil
 }
 
-
 // URLRegex accepts URLs whose full normalised form (u.String()) contains a match of one of the RE2
 // patterns. Patterns are not anchored: add ^ and $ for that, and (?i) to ignore case.
 func URLRegex(patterns ...string) (Filter, error) {
