@@ -58,10 +58,10 @@ type Store interface {
 	BlockedURLs(ctx context.Context, host string) ([]store.BlockedURL, error)
 	// SeedHosts lists the seeds' host[:port]s, whose registrable domains the default filter keeps to.
 	SeedHosts(ctx context.Context) ([]string, error)
-	// HasChildren, ChildRecords, SetThreshold, ForceChildren and SkipSubtree serve the selective rule.
+	// HasChildren, ChildRecords, SetHub, ForceChildren and SkipSubtree serve the selective rule.
 	HasChildren(ctx context.Context, hub int64) (bool, error)
 	ChildRecords(ctx context.Context, hub int64, limit int) ([][]store.Record, error)
-	SetThreshold(ctx context.Context, hub int64, t float64) error
+	SetHub(ctx context.Context, hub int64, threshold, childRatio float64) error
 	ForceChildren(ctx context.Context, hub int64, runStart time.Time) ([]string, error)
 	SkipSubtree(ctx context.Context, hub, run int64, maxSkips int) (int, error)
 	// URLsPerHost and RecordTrap serve the trap defences.

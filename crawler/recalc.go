@@ -11,7 +11,6 @@ import (
 // RecalcStore is what the recalculation stage needs from the database.
 type RecalcStore interface {
 	RunHistories(ctx context.Context, run int64, limit int, fn func(store.PageHistory) error) error
-	ChildRecords(ctx context.Context, hub int64, limit int) ([][]store.Record, error)
 	SetFrMax(ctx context.Context, updates []store.FrMaxUpdate) error
 }
 
@@ -54,18 +53,13 @@ func (c *Crawler) Recalc(ctx context.Context, st RecalcStore, run Run, policy fr
 		if policy != nil {
 			next = policy.NextFrMax(frequency.Page{FrMax: h.FrMax, History: records})
 		}
-		if policy != nil && h.Level > 0 {
-			kids, err := st.ChildRecords(ctx, h.URLID, limit)
-			if err != nil {
-				return err
-			}
-			if len(kids) > 0 {
-				childRatio := frequency.ChildChangeRatio(FrequencyHistories(kids), limit)
-				if own := frequency.ChangeRatio(records, limit); childRatio >= 0.5 && childRatio >= 2*own {
-					if adj := frequency.HubAdjust(next, childRatio); adj < next {
-						next = adj
-						stats.Adjusted++
-					}
+		// The children's change share was measured by the selective rule when the hub came due in
+		// this run's crawl stage; reading it back saves a query per hub.
+		if childRatio := h.ChildRatio; policy != nil && h.Level > 0 && childRatio >= 0 {
+			if own := frequency.ChangeRatio(records, limit); childRatio >= 0.5 && childRatio >= 2*own {
+				if adj := frequency.HubAdjust(next, childRatio); adj < next {
+					next = adj
+					stats.Adjusted++
 				}
 			}
 		}

@@ -529,7 +529,7 @@ func (s *stage) selective(ctx context.Context, u *store.DueURL, rec *store.Fetch
 	threshold := rule.Threshold(u.Threshold)
 	changed := rec.Changed || u.ContentHash == ""
 	visit, reason := rule.Decide(changed, threshold, ratio)
-	if err := s.c.store.SetThreshold(ctx, u.ID, rule.NextThreshold(threshold, ratio)); err != nil {
+	if err := s.c.store.SetHub(ctx, u.ID, rule.NextThreshold(threshold, ratio), ratio); err != nil {
 		return err
 	}
 	forced, skipped := 0, 0 // forced: 1 when the subtree is visited although the hub did not change

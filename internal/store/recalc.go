@@ -19,11 +19,12 @@ const recordFields = `f.url_id, coalesce(f.run_id, 0) AS run_id, f.changed, NOT 
 
 // PageHistory is a page crawled in a run, with its last records, oldest first.
 type PageHistory struct {
-	URLID     int64
-	FrMax     int
-	Level     int
-	Threshold float64
-	Records   []Record
+	URLID      int64
+	FrMax      int
+	Level      int
+	Threshold  float64
+	ChildRatio float64 // share of its children that changed, as last measured; -1 when not a judged hub
+	Records    []Record
 }
 
 // RunHistories calls fn for every page that got a response in run, with its last limit records,
@@ -35,7 +36,7 @@ func (db *DB) RunHistories(ctx context.Context, run int64, limit int, fn func(Pa
 			SELECT `+recordFields+`, f.id,
 				row_number() OVER (PARTITION BY f.url_id ORDER BY f.id DESC) AS rn
 			FROM fetches f JOIN pages p ON p.url_id = f.url_id)
-		SELECT r.url_id, u.fr_max, u.level, u.threshold, r.run_id, r.changed, r.failed
+		SELECT r.url_id, u.fr_max, u.level, u.threshold, coalesce(u.child_ratio, -1), r.run_id, r.changed, r.failed
 		FROM ranked r JOIN urls u ON u.id = r.url_id
 		WHERE r.rn <= ?2 ORDER BY r.url_id, r.id`, run, limit)
 	if err != nil {
@@ -47,7 +48,7 @@ func (db *DB) RunHistories(ctx context.Context, run int64, limit int, fn func(Pa
 		var id int64
 		var h PageHistory
 		var r Record
-		if err := rows.Scan(&id, &h.FrMax, &h.Level, &h.Threshold, &r.Run, &r.Changed, &r.Failed); err != nil {
+		if err := rows.Scan(&id, &h.FrMax, &h.Level, &h.Threshold, &h.ChildRatio, &r.Run, &r.Changed, &r.Failed); err != nil {
 			return fmt.Errorf("histories of run %d: %w", run, err)
 		}
 		if cur != nil && cur.URLID != id {
@@ -147,10 +148,11 @@ func (db *DB) SetFrMax(ctx context.Context, updates []FrMaxUpdate) error {
 	return nil
 }
 
-// SetThreshold stores a hub's child-change threshold.
-func (db *DB) SetThreshold(ctx context.Context, hub int64, t float64) error {
-	if _, err := db.sql.ExecContext(ctx, `UPDATE urls SET threshold = ? WHERE id = ?`, t, hub); err != nil {
-		return fmt.Errorf("set threshold of URL %d: %w", hub, err)
+// SetHub stores what the selective rule found when a hub came due: its new child-change threshold and
+// the share of its children that changed.
+func (db *DB) SetHub(ctx context.Context, hub int64, threshold, childRatio float64) error {
+	if _, err := db.sql.ExecContext(ctx, `UPDATE urls SET threshold = ?, child_ratio = ? WHERE id = ?`, threshold, childRatio, hub); err != nil {
+		return fmt.Errorf("set hub state of URL %d: %w", hub, err)
 	}
 	return nil
 }
