@@ -231,19 +231,9 @@ politeness, robots.txt, filters and archive as a scheduled crawl, recorded in a 
 followed by recalculation and links. Unknown URLs are added at level 0. Their links are not
 followed and redirects are recorded, not followed. If any URL is invalid, nothing is fetched.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var in []seedArg
-			for i, s := range args {
-				in = append(in, seedArg{s, fmt.Sprintf("argument %d", i+1)})
-			}
-			if file != "" {
-				more, err := readURLFile(file, cmd.InOrStdin())
-				if err != nil {
-					return err
-				}
-				in = append(in, more...)
-			}
-			if len(in) == 0 {
-				return usagef("fetch: no URLs given (pass them as arguments or with --file)")
+			in, err := urlArgs(cmd, "fetch", args, file)
+			if err != nil {
+				return err
 			}
 			if err := a.setup(); err != nil {
 				return err

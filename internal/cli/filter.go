@@ -21,19 +21,9 @@ func newFilterCmd(a *app) *cobra.Command {
 all/any/not. The seed domains come from the database, as in a crawl. Exits 0 whatever the
 decisions; an unparsable URL is reported as rejected by the normaliser.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var in []seedArg
-			for i, s := range args {
-				in = append(in, seedArg{s, fmt.Sprintf("argument %d", i+1)})
-			}
-			if file != "" {
-				more, err := readURLFile(file, cmd.InOrStdin())
-				if err != nil {
-					return err
-				}
-				in = append(in, more...)
-			}
-			if len(in) == 0 {
-				return usagef("filter test: no URLs given (pass them as arguments or with --file)")
+			in, err := urlArgs(cmd, "filter test", args, file)
+			if err != nil {
+				return err
 			}
 			if err := a.setup(); err != nil {
 				return err

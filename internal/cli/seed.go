@@ -45,19 +45,9 @@ type seedArg struct {
 }
 
 func runSeedAdd(cmd *cobra.Command, a *app, args []string, file string) error {
-	var in []seedArg
-	for i, s := range args {
-		in = append(in, seedArg{s, fmt.Sprintf("argument %d", i+1)})
-	}
-	if file != "" {
-		fromFile, err := readURLFile(file, cmd.InOrStdin())
-		if err != nil {
-			return err
-		}
-		in = append(in, fromFile...)
-	}
-	if len(in) == 0 {
-		return usagef("seed add: no URLs given (pass them as arguments or with --file)")
+	in, err := urlArgs(cmd, "seed add", args, file)
+	if err != nil {
+		return err
 	}
 	if err := a.setup(); err != nil {
 		return err
@@ -101,6 +91,26 @@ func runSeedAdd(cmd *cobra.Command, a *app, args []string, file string) error {
 	}
 	a.log.Debug("seeds added", "added", added, "given", len(in))
 	return nil
+}
+
+// urlArgs gathers the URLs a command was given, as arguments and from --file, with where each came
+// from for error messages; none at all is a usage error.
+func urlArgs(cmd *cobra.Command, op string, args []string, file string) ([]seedArg, error) {
+	var in []seedArg
+	for i, s := range args {
+		in = append(in, seedArg{s, fmt.Sprintf("argument %d", i+1)})
+	}
+	if file != "" {
+		more, err := readURLFile(file, cmd.InOrStdin())
+		if err != nil {
+			return nil, err
+		}
+		in = append(in, more...)
+	}
+	if len(in) == 0 {
+		return nil, usagef("%s: no URLs given (pass them as arguments or with --file)", op)
+	}
+	return in, nil
 }
 
 // readURLFile reads one URL per line, skipping blank lines and '#' comments.
