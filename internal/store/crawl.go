@@ -27,9 +27,14 @@ func (db *DB) Countdown(ctx context.Context) (due, waiting int, err error) {
 
 // DueHosts lists the hosts that have due URLs, with how many each has.
 func (db *DB) DueHosts(ctx context.Context) (map[string]int, error) {
-	rows, err := db.sql.QueryContext(ctx, `SELECT host, count(*) FROM urls WHERE state = 'active' AND fr = 0 GROUP BY host`)
+	return db.hostCounts(ctx, "due hosts", `SELECT host, count(*) FROM urls WHERE state = 'active' AND fr = 0 GROUP BY host`)
+}
+
+// hostCounts runs a query of (host, count) rows into a map.
+func (db *DB) hostCounts(ctx context.Context, op, query string, args ...any) (map[string]int, error) {
+	rows, err := db.sql.QueryContext(ctx, query, args...)
 	if err != nil {
-		return nil, fmt.Errorf("due hosts: %w", err)
+		return nil, fmt.Errorf("%s: %w", op, err)
 	}
 	defer rows.Close()
 	out := map[string]int{}
@@ -37,11 +42,14 @@ func (db *DB) DueHosts(ctx context.Context) (map[string]int, error) {
 		var h string
 		var n int
 		if err := rows.Scan(&h, &n); err != nil {
-			return nil, fmt.Errorf("due hosts: %w", err)
+			return nil, fmt.Errorf("%s: %w", op, err)
 		}
 		out[h] = n
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", op, err)
+	}
+	return out, nil
 }
 
 // Immediate makes urls (normalised) due now for an out-of-schedule fetch: unknown ones are added at
@@ -75,22 +83,8 @@ func (db *DB) DueAmong(ctx context.Context, ids []int64) (map[string]int, error)
 	for i, id := range ids {
 		args[i] = id
 	}
-	rows, err := db.sql.QueryContext(ctx, `SELECT host, count(*) FROM urls WHERE id IN (`+placeholders(len(ids))+`)
+	return db.hostCounts(ctx, "due hosts", `SELECT host, count(*) FROM urls WHERE id IN (`+placeholders(len(ids))+`)
 		AND state = 'active' AND fr = 0 GROUP BY host`, args...)
-	if err != nil {
-		return nil, fmt.Errorf("due hosts: %w", err)
-	}
-	defer rows.Close()
-	out := map[string]int{}
-	for rows.Next() {
-		var h string
-		var n int
-		if err := rows.Scan(&h, &n); err != nil {
-			return nil, err
-		}
-		out[h] = n
-	}
-	return out, rows.Err()
 }
 
 // SeedHosts lists the hosts of the seeds: the hosts the user vouched for.

@@ -50,21 +50,7 @@ func (db *DB) TrapEvents(ctx context.Context, runs int) ([]TrapEvent, error) {
 
 // URLsPerHost counts the URLs in the table per host[:port], every state included.
 func (db *DB) URLsPerHost(ctx context.Context) (map[string]int, error) {
-	rows, err := db.sql.QueryContext(ctx, `SELECT host, count(*) FROM urls GROUP BY host`)
-	if err != nil {
-		return nil, fmt.Errorf("URLs per host: %w", err)
-	}
-	defer rows.Close()
-	out := map[string]int{}
-	for rows.Next() {
-		var h string
-		var n int
-		if err := rows.Scan(&h, &n); err != nil {
-			return nil, err
-		}
-		out[h] = n
-	}
-	return out, rows.Err()
+	return db.hostCounts(ctx, "URLs per host", `SELECT host, count(*) FROM urls GROUP BY host`)
 }
 
 // URLRow is one URL for the trap report.
