@@ -90,7 +90,7 @@ func (d *Dir) Write(runStart time.Time, v Version) (string, error) {
 	rel := path.Join(RunDir(runStart), PagePath(u))
 	dir := filepath.Join(d.root, filepath.FromSlash(rel))
 	raw := HTMLFile
-	if !isHTML(v.ContentType) {
+	if !IsHTML(v.ContentType) {
 		raw = RawFile
 	}
 	v.Meta.RawFile = raw
@@ -117,7 +117,9 @@ func (d *Dir) Write(runStart time.Time, v Version) (string, error) {
 	return rel, nil
 }
 
-func isHTML(contentType string) bool {
+// IsHTML reports whether a media type is stored as page.html (and read for links and main content):
+// text/html and application/xhtml+xml. Other kept text is stored as page.raw.
+func IsHTML(contentType string) bool {
 	return contentType == "text/html" || contentType == "application/xhtml+xml"
 }
 

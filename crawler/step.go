@@ -423,7 +423,7 @@ func filterInput(u *url.URL, level int, seedDomains map[string]bool) filter.Inpu
 // are known already (Bouras et al., 3.2): the crawl goes down the levels within one run. Only a new
 // or changed page is read for links — an unchanged one has no links strata does not know.
 func (s *stage) followLinks(ctx context.Context, d *domain, u *store.DueURL, from *url.URL, resp *fetch.Response, rec *store.FetchRecord) error {
-	if len(s.run.Only) > 0 || u.Level <= 0 || rec.ContentHash == "" || (!rec.Changed && u.ContentHash != "") || !isHTML(resp.ContentType) {
+	if len(s.run.Only) > 0 || u.Level <= 0 || rec.ContentHash == "" || (!rec.Changed && u.ContentHash != "") || !archive.IsHTML(resp.ContentType) {
 		return nil
 	}
 	page, err := linkextract.Extract(resp.FinalURL, resp.Text, linkextract.Options{})
@@ -576,10 +576,6 @@ func FrequencyRecords(in []store.Record) []frequency.Record {
 		out[i] = frequency.Record{Run: r.Run, Changed: r.Changed, Failed: r.Failed}
 	}
 	return out
-}
-
-func isHTML(contentType string) bool {
-	return contentType == "text/html" || contentType == "application/xhtml+xml"
 }
 
 // fail records a URL that could not be crawled for a reason of strata's own.

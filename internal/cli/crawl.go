@@ -266,7 +266,7 @@ func (a *app) newCrawler(ctx context.Context, db *store.DB, arch *archive.Dir, p
 // textExtractor returns the crawler's text function: pagetext for HTML, the text itself otherwise.
 func textExtractor(mode pagetext.Mode, log *slog.Logger) crawler.TextFunc {
 	return func(body []byte, contentType, pageURL string) (string, string) {
-		if contentType != "text/html" && contentType != "application/xhtml+xml" {
+		if !archive.IsHTML(contentType) {
 			return "", string(body)
 		}
 		t, err := pagetext.Extract(body, pageURL, mode)
