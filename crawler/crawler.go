@@ -291,7 +291,7 @@ func (c *Crawler) Crawl(ctx context.Context, run Run) (*Stats, error) {
 	for h, n := range perHost {
 		perDomain[c.gate.Key(h)] += n
 	}
-	s := &stage{c: c, run: run, hops: map[int64]int{}, retries: map[int64]int{}, seedDomains: seedDomains(seedHosts),
+	s := &stage{c: c, run: run, hops: map[int64]int{}, retries: map[int64]int{}, seedDomains: SeedDomains(seedHosts),
 		guard: traps.New(c.cfg.Traps, perDomain)}
 	s.sched = newScheduler(c.gate)
 	keys := s.sched.addHosts(hosts)
@@ -386,7 +386,9 @@ func (s *stage) work(ctx context.Context) error {
 	}
 }
 
-func seedDomains(hostports []string) map[string]bool {
+// SeedDomains turns the seeds' host[:port]s into the registrable domains the default filter keeps a
+// crawl on.
+func SeedDomains(hostports []string) map[string]bool {
 	hosts := make([]string, len(hostports))
 	for i, h := range hostports {
 		hosts[i] = (&url.URL{Host: h}).Hostname()

@@ -71,7 +71,7 @@ func (c *Crawler) Links(ctx context.Context, st LinkStore, versions VersionReade
 	if err != nil {
 		return nil, err
 	}
-	seedDom := seedDomains(seeds)
+	seedDom := SeedDomains(seeds)
 	stats := &LinkStats{}
 	rules := map[string]*robots.Rules{} // cached robots.txt per origin, nil when unknown
 	for _, p := range pages {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -218,7 +217,7 @@ func (a *app) newCrawler(ctx context.Context, db *store.DB, arch *archive.Dir, p
 	}
 	seeded := map[string]bool{}
 	for _, h := range seeds {
-		seeded[hostOnly(h)] = true
+		seeded[(&url.URL{Host: h}).Hostname()] = true
 	}
 	var client *fetch.Client
 	gate := polite.New(polite.Options{
@@ -309,13 +308,6 @@ func distinctRunStart(ctx context.Context, db *store.DB) (time.Time, error) {
 		}
 	}
 	return time.Now(), nil
-}
-
-func hostOnly(hostport string) string {
-	if h, _, err := net.SplitHostPort(hostport); err == nil {
-		return strings.Trim(h, "[]")
-	}
-	return strings.Trim(hostport, "[]")
 }
 
 // summarize is the one paragraph a crawl prints at its end.

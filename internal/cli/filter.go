@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/strata-crawler/strata/crawler"
 	"github.com/strata-crawler/strata/filter"
 	"github.com/strata-crawler/strata/internal/urlnorm"
 )
@@ -39,10 +40,7 @@ decisions; an unparsable URL is reported as rejected by the normaliser.`,
 				if err != nil {
 					return err
 				}
-				for i, h := range hosts {
-					hosts[i] = hostOnly(h)
-				}
-				seedDomains = filter.DomainSet(hosts...)
+				seedDomains = crawler.SeedDomains(hosts) // the same seed domains a crawl uses
 			}
 			for _, s := range in {
 				u, err := urlnorm.Parse(s.raw)
