@@ -134,6 +134,11 @@ func TestDemo(t *testing.T) {
 	if err := cli.Run(t.Context(), []string{"demo", "--days", "1"}, io.Discard, io.Discard); cli.ExitCode(err) != cli.ExitUsage {
 		t.Errorf("demo --days 1: %v, want a usage error", err)
 	}
+	// --keep never writes into a directory that holds something already (the kept demo, here).
+	if err := cli.Run(t.Context(), []string{"demo", "--days", "2", "--keep", keep}, io.Discard, io.Discard); cli.ExitCode(err) != cli.ExitUsage ||
+		!strings.Contains(err.Error(), "not empty") {
+		t.Errorf("demo --keep into a non-empty directory: %v, want a usage error", err)
+	}
 }
 
 func TestFetchNow(t *testing.T) {

@@ -66,6 +66,9 @@ func TestHistoryShowDiffExport(t *testing.T) {
 	if out := e.mustRun("diff", "--color", "always", news); !strings.Contains(out, "\x1b[32m+second story") {
 		t.Errorf("diff --color always:\n%q", out)
 	}
+	if _, errs, code := e.run("diff", "--color", "sometimes", news); code != cli.ExitUsage || !strings.Contains(errs, "--color must be auto, always or never") {
+		t.Errorf("diff with a bad --color: exit %d, %q", code, errs)
+	}
 	if _, errs, code := e.run("diff", about); code != cli.ExitRuntime || !strings.Contains(errs, "only one version") {
 		t.Errorf("diff of a page with one version: exit %d, %q", code, errs)
 	}
