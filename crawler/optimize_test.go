@@ -43,7 +43,7 @@ func TestOptimalPlanSpreadsTheLoad(t *testing.T) {
 	if err := db.SetFrMax(ctx, rates); err != nil {
 		t.Fatal(err)
 	}
-	cfg := crawler.OptimalConfig{Budget: budget, Period: period, MinCrawls: 1, Buckets: buckets}
+	cfg := frequency.PlanConfig{Budget: budget, Period: period, MinCrawls: 1, Buckets: buckets}
 	c := crawler.New(db, nil, nil, nil, crawler.Config{})
 
 	var loads []int

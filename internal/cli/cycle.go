@@ -121,9 +121,9 @@ func (s *session) recalc(ctx context.Context, c *crawler.Crawler, policy frequen
 	return rs, nil
 }
 
-func (a *app) optimalConfig() crawler.OptimalConfig {
+func (a *app) optimalConfig() frequency.PlanConfig {
 	o := a.cfg.Optimizer
-	return crawler.OptimalConfig{Budget: o.Budget, Period: o.Period, MinCrawls: o.MinCrawls, MaxCrawls: o.MaxCrawls,
+	return frequency.PlanConfig{Budget: o.Budget, Period: o.Period, MinCrawls: o.MinCrawls, MaxCrawls: o.MaxCrawls,
 		Buckets: frequency.Buckets{MinRate: o.MinRate, MaxRate: o.MaxRate}}
 }
 

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/strata-crawler/strata/crawler"
+	"github.com/strata-crawler/strata/frequency"
 )
 
 func newPlanCmd(a *app) *cobra.Command {
@@ -43,7 +44,7 @@ run applies such a plan.`,
 				_, err := fmt.Fprintln(a.stdout, "no active URLs yet")
 				return err
 			}
-			plan := crawler.MakePlan(loads, cfg)
+			plan := frequency.MakePlan(crawler.Groups(loads), cfg)
 			if asJSON {
 				return writeJSON(a.stdout, plan)
 			}

@@ -1,0 +1,102 @@
+package frequency
+
+import "math"
+
+// Group is a set of pages that share a change rate for planning: one change-rate bucket of the
+// archive, or the pages whose rate is not estimated yet.
+type Group struct {
+	Bucket int     // 0..255, the bucket of [Buckets]; -1 for pages whose rate is not estimated yet
+	Pages  int     // pages in the group
+	Rate   float64 // their mean estimated change rate per run; ignored for Bucket -1
+}
+
+// PlanConfig sets the budgeted policy: Budget pages per run on average, over a period of Period
+// runs, every page crawled between MinCrawls and MaxCrawls times per period.
+type PlanConfig struct {
+	Budget    int
+	Period    int
+	MinCrawls int
+	MaxCrawls int // 0 = Period
+	Buckets   Buckets
+	// DefaultRate is assumed for pages without an estimate when no page has one; default 0.1 per run.
+	DefaultRate float64
+}
+
+// Plan is an allocation of crawls to change-rate buckets.
+type Plan struct {
+	Budget, Period    int
+	Buckets           []PlanBucket
+	Pages             int
+	ExpectedPerRun    float64 // crawls per run the plan implies: Σ pages / fr_max
+	ExpectedFreshness float64 // time-average share of pages whose stored copy is current (1 − mean staleness)
+}
+
+// PlanBucket is one bucket's share of a plan.
+type PlanBucket struct {
+	Bucket         int // -1: pages whose rate is not estimated yet
+	RateLo, RateHi float64
+	Rate           float64 // the rate the allocation assumed
+	Pages          int
+	Crawls         int     // per page per period
+	FrMax          int     // the revisit interval that realises it
+	Staleness      float64 // expected time-average staleness of a page of this bucket
+}
+
+// MakePlan allocates Budget·Period crawls per period over the buckets with Fox's greedy, minimising
+// the pages' total time-average staleness (Wolf et al.'s A(x) for a Poisson process of the bucket's
+// rate), as WebFountain does per bucket. Pages without an estimate are assumed to change at the mean
+// estimated rate.
+func MakePlan(groups []Group, cfg PlanConfig) *Plan {
+	if cfg.MaxCrawls <= 0 || cfg.MaxCrawls > cfg.Period {
+		cfg.MaxCrawls = cfg.Period
+	}
+	if cfg.DefaultRate <= 0 {
+		cfg.DefaultRate = 0.1
+	}
+	prior, known := 0.0, 0
+	for _, l := range groups {
+		if l.Bucket >= 0 {
+			prior += l.Rate * float64(l.Pages)
+			known += l.Pages
+		}
+	}
+	if known > 0 {
+		prior /= float64(known)
+	} else {
+		prior = cfg.DefaultRate
+	}
+	fl := make([]BucketLoad, len(groups))
+	p := &Plan{Budget: cfg.Budget, Period: cfg.Period}
+	for i, l := range groups {
+		b := PlanBucket{Bucket: l.Bucket, Pages: l.Pages, Rate: l.Rate}
+		if l.Bucket < 0 {
+			b.Rate = prior
+		} else {
+			lo := cfg.Buckets.Rate(uint8(l.Bucket))
+			b.RateLo, b.RateHi = lo, lo
+			if l.Bucket > 0 {
+				b.RateLo = math.Sqrt(cfg.Buckets.Rate(uint8(l.Bucket-1)) * lo)
+			}
+			if l.Bucket < cfg.Buckets.Len()-1 {
+				b.RateHi = math.Sqrt(lo * cfg.Buckets.Rate(uint8(l.Bucket+1)))
+			}
+		}
+		fl[i] = BucketLoad{Pages: l.Pages, Rate: b.Rate, Weight: 1}
+		p.Buckets = append(p.Buckets, b)
+		p.Pages += l.Pages
+	}
+	x := Allocate(fl, float64(cfg.Budget*cfg.Period), cfg.MinCrawls, cfg.MaxCrawls, float64(cfg.Period))
+	stale := 0.0
+	for i := range p.Buckets {
+		b := &p.Buckets[i]
+		b.FrMax = FrMaxFor(x[i], cfg.Period)
+		b.Crawls = x[i]
+		b.Staleness = Staleness(b.Rate, float64(cfg.Period), x[i])
+		p.ExpectedPerRun += float64(b.Pages) / float64(b.FrMax)
+		stale += b.Staleness * float64(b.Pages)
+	}
+	if p.Pages > 0 {
+		p.ExpectedFreshness = 1 - stale/float64(p.Pages)
+	}
+	return p
+}
