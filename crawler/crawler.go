@@ -43,7 +43,13 @@ type Store interface {
 	// NextDue returns the next due URL among hosts, the highest level first, or an error wrapping
 	// store.ErrNotFound. Recording any outcome for a URL (RecordFetch with NextFr > 0, SetState, or
 	// skipping it for run) takes it out of the due set.
-	NextDue(ctx context.Context, hosts []string, run int64, only ...int64) (*store.DueURL, error)
+	NextDue(ctx context.Context, q store.DueQuery) (*store.DueURL, error)
+	// DueSplit counts the due URLs never fetched and those fetched before; Prioritize orders the due
+	// URLs by the cost of leaving them stale, for a run that cannot crawl them all.
+	DueSplit(ctx context.Context) (newDue, known int, err error)
+	Prioritize(ctx context.Context, now time.Time, c float64, trusted func(origin string) bool) (int, error)
+	// SaveRunDomains records the budget each domain used.
+	SaveRunDomains(ctx context.Context, run int64, ds []store.RunDomain) error
 	// DueAmong gives the hosts of the due URLs among ids, for an immediate fetch.
 	DueAmong(ctx context.Context, ids []int64) (map[string]int, error)
 	RecordFetch(ctx context.Context, r store.FetchRecord) error
@@ -144,6 +150,14 @@ type Config struct {
 	Traps traps.Config
 	// Change tunes what counts as a non-trivial change.
 	Change change.Options
+	// Budget caps the pages fetched per run (0: no cap). NewShare of it goes to never-fetched URLs
+	// and the rest to known ones (WebFountain's two queues); a queue with nothing left due on a
+	// domain leaves its share to the other. Default share 0.2.
+	Budget   int
+	NewShare float64
+	// PriorityConstant is Xu et al.'s c in the cost of staleness, which orders the due URLs when the
+	// run has less budget or time than they need; default 0.1.
+	PriorityConstant float64
 }
 
 // Crawler runs crawl stages.
@@ -196,6 +210,12 @@ func New(st Store, f Fetcher, rf RobotsFetcher, gate *polite.Gate, cfg Config) *
 	if cfg.MaxSkips <= 0 {
 		cfg.MaxSkips = 3
 	}
+	if cfg.NewShare <= 0 || cfg.NewShare > 1 {
+		cfg.NewShare = 0.2
+	}
+	if cfg.PriorityConstant <= 0 {
+		cfg.PriorityConstant = 0.1
+	}
 	return &Crawler{store: st, fetch: f, robots: rf, gate: gate, cfg: cfg, token: robots.ProductToken(cfg.UserAgent)}
 }
 
@@ -228,6 +248,16 @@ type Stats struct {
 	Dropped          int   // domains given up for the rest of the run
 	Stopped          bool  // the stage ended early (max duration or a signal); unreached URLs stay due
 	Elapsed          time.Duration
+
+	// Budget is the run's cap on page fetches (0: none), NewFetched and KnownFetched how the pages
+	// fetched split between never-fetched and known ones; Prioritized reports that the due URLs were
+	// ordered by the cost of staleness because the run could not reach them all.
+	Budget, NewFetched, KnownFetched int
+	Prioritized                      bool
+	// The change model's accountability: Estimated pages were fetched with a rate estimate; the
+	// estimates expected ExpectedChanges of them to have changed, and ObservedChanges had.
+	Estimated, ObservedChanges int
+	ExpectedChanges            float64
 }
 
 // Run identifies the run a stage belongs to.
@@ -292,7 +322,17 @@ func (c *Crawler) Crawl(ctx context.Context, run Run) (*Stats, error) {
 		perDomain[c.gate.Key(h)] += n
 	}
 	s := &stage{c: c, run: run, hops: map[int64]int{}, retries: map[int64]int{}, seedDomains: SeedDomains(seedHosts),
-		guard: traps.New(c.cfg.Traps, perDomain)}
+		guard: traps.New(c.cfg.Traps, perDomain), budget: newBudget(0, 0)}
+	if len(run.Only) == 0 {
+		s.budget = newBudget(c.cfg.Budget, c.cfg.NewShare)
+		s.stats.Budget = c.cfg.Budget
+		if c.short(ctx, due, hosts) {
+			if _, err := c.store.Prioritize(ctx, c.cfg.Now(), c.cfg.PriorityConstant, nil); err != nil {
+				return nil, err
+			}
+			s.stats.Prioritized = true
+		}
+	}
 	s.sched = newScheduler(c.gate)
 	keys := s.sched.addHosts(hosts)
 	schedule.Order(c.cfg.Now(), keys)
@@ -311,6 +351,9 @@ func (c *Crawler) Crawl(ctx context.Context, run Run) (*Stats, error) {
 		g.Go(func() error { return s.work(gctx) })
 	}
 	err = g.Wait()
+	if serr := c.store.SaveRunDomains(context.WithoutCancel(ctx), run.ID, s.ledger.list()); serr != nil && err == nil {
+		err = serr
+	}
 	st := s.snapshot()
 	st.Elapsed = time.Since(start)
 	switch {
@@ -343,6 +386,8 @@ type stage struct {
 
 	seedDomains map[string]bool // registrable domains of the seeds, for the filters
 	guard       *traps.Guard    // what new URLs this run admits
+	budget      *budget         // the run's page fetches, new and known
+	ledger      ledger          // fetches and expected changes per domain
 
 	requests atomic.Int64
 }

@@ -56,7 +56,7 @@ func TestOptimalPlanSpreadsTheLoad(t *testing.T) {
 		loads = append(loads, due)
 		// Crawl every due URL (no network: a record is all the plan needs), then re-plan.
 		for {
-			u, err := db.NextDue(ctx, hostsOf(hosts), id)
+			u, err := db.NextDue(ctx, store.DueQuery{Hosts: hostsOf(hosts), Run: id})
 			if errors.Is(err, store.ErrNotFound) {
 				break
 			}

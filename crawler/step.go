@@ -77,19 +77,31 @@ func (s *stage) step(ctx context.Context, d *domain) (more bool, err error) {
 		}
 		s.count(func(st *Stats) { st.Blocked++; st.Done++ })
 		return true, nil
+	case !s.budget.take(u.New):
+		return false, nil // the run's budget is spent; the URL stays due
 	}
 	return true, s.crawl(ctx, d, u, parsed)
 }
 
-// nextURL returns the next due URL of d: the highest level first across all its hosts, so a hub is
-// always crawled before the pages below it.
+// nextURL returns the next due URL of d: the highest priority first when the run is short of
+// budget or time, else the highest level first across all its hosts, so a hub is crawled before the
+// pages below it. Under a budget it asks first for the kind (new or known) whose share remains.
 func (s *stage) nextURL(ctx context.Context, d *domain) (*store.DueURL, error) {
 	for {
 		hosts, gen := s.sched.hosts(d)
 		if len(hosts) == 0 {
 			return nil, errNoMore
 		}
-		u, err := s.c.store.NextDue(ctx, hosts, s.run.ID, s.run.Only...)
+		kind, spent := s.budget.prefer()
+		if spent {
+			return nil, errNoMore
+		}
+		q := store.DueQuery{Hosts: hosts, Run: s.run.ID, Kind: kind, Only: s.run.Only}
+		u, err := s.c.store.NextDue(ctx, q)
+		if errors.Is(err, store.ErrNotFound) && kind != store.DueAny {
+			q.Kind = store.DueAny // nothing of the preferred kind here: the other share takes it
+			u, err = s.c.store.NextDue(ctx, q)
+		}
 		if errors.Is(err, store.ErrNotFound) {
 			if s.sched.exhausted(d, gen) {
 				return nil, errNoMore
@@ -136,8 +148,26 @@ func (s *stage) crawl(ctx context.Context, d *domain, u *store.DueURL, pu *url.U
 	if err := s.selective(ctx, u, &rec); err != nil {
 		return err
 	}
+	usable := rec.Status == 200 || rec.NotModified
+	p := -1.0
+	if usable {
+		p = changeProbability(u.ChangeRate, u.LastRun, s.run.ID)
+	}
+	s.ledger.record(d.key, rec.Changed, p)
 	s.count(func(st *Stats) {
 		st.Done++
+		if u.New {
+			st.NewFetched++
+		} else {
+			st.KnownFetched++
+		}
+		if p >= 0 {
+			st.Estimated++
+			st.ExpectedChanges += p
+			if rec.Changed {
+				st.ObservedChanges++
+			}
+		}
 		if resp != nil {
 			st.Fetched++
 			st.Bytes += resp.Bytes

@@ -174,6 +174,8 @@ func (s *session) crawl(ctx context.Context, cron bool, only []int64) (*crawlRes
 		r.Errors, r.Blocked, r.NewURLs, r.Bytes, r.CrawlTime = st.Errors, st.Blocked, st.NewURLs, st.Bytes, st.Elapsed
 		r.SkippedFr, r.SkippedSelective = st.SkippedFr, st.SkippedSelective
 		r.Hubs, r.HubsReentered, r.TrapEvents = st.Hubs, st.Forced, st.TrapEvents
+		r.Budget, r.NewFetched, r.KnownFetched = st.Budget, st.NewFetched, st.KnownFetched
+		r.Estimated, r.ExpectedChanges, r.ObservedChanges = st.Estimated, st.ExpectedChanges, st.ObservedChanges
 		fmt.Fprintln(a.stdout, summarize(runID, st))
 	}
 	return res, cerr
@@ -258,6 +260,8 @@ func (a *app) newCrawler(ctx context.Context, db *store.DB, arch *archive.Dir, p
 		Limit:          cfg.Frequency.Limit,
 		Traps:          traps.Config{MaxNewPerDomain: cfg.Traps.MaxNewPerDomain, MaxURLsPerDomain: cfg.Traps.MaxURLsPerDomain},
 		Change:         change.Options{MinDistance: cfg.Change.MinDistance},
+		Budget:         cfg.Optimizer.Budget,
+		NewShare:       cfg.Optimizer.NewShare,
 	})
 	return c, client.Close, nil
 }
@@ -334,10 +338,23 @@ func summarize(runID int64, st *crawler.Stats) string {
 	if st.Dropped > 0 {
 		fmt.Fprintf(&b, " %d hosts or domains were given up for this run (see the log).", st.Dropped)
 	}
+	if st.Budget > 0 {
+		fmt.Fprintf(&b, " Budget %d pages: %d new, %d known.", st.Budget, st.NewFetched, st.KnownFetched)
+	}
+	if st.Prioritized {
+		b.WriteString(" More was due than the run could reach: due pages were taken by the cost of staleness (Xu et al.).")
+	}
+	if st.Estimated > 0 {
+		fmt.Fprintf(&b, " Change model: of %s fetched with a rate estimate, %.1f expected to have changed, %d did.",
+			plural(st.Estimated, "page"), st.ExpectedChanges, st.ObservedChanges)
+	}
 	if left := st.Due - st.Done; left > 0 {
 		why := ""
-		if st.Stopped {
+		switch {
+		case st.Stopped:
 			why = " (the stage was stopped)"
+		case st.Budget > 0 && st.NewFetched+st.KnownFetched >= st.Budget:
+			why = " (the run's budget was spent)"
 		}
 		fmt.Fprintf(&b, " %d URLs stay due for the next run%s.", left, why)
 	}

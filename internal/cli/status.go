@@ -106,12 +106,18 @@ func printStatus(a *app, st *store.Status) error {
 	}
 	fmt.Fprintf(a.stdout, "\nlast %d runs\n", len(st.Runs))
 	tw = tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "RUN\tSTARTED (UTC)\tOFFSET\tDURATION\tSTATUS\tFETCHED\tCHANGED\tUNCHANGED\tNOT DUE\tSKIPPED\tERRORS\tNEW\t")
+	fmt.Fprintln(tw, "RUN\tSTARTED (UTC)\tOFFSET\tDURATION\tSTATUS\tFETCHED\tCHANGED\tEXPECTED\tUNCHANGED\tNOT DUE\tSKIPPED\tERRORS\tNEW\t")
 	now := time.Now()
 	for _, r := range st.Runs {
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t\n", r.ID, fmtTime(r.StartedAt),
+		// EXPECTED is what the rate estimates foresaw among the pages fetched with one (their observed
+		// changes in brackets): the change model's calibration at a glance.
+		expected := "-"
+		if r.Estimated > 0 {
+			expected = fmt.Sprintf("%.1f (%d)", r.ExpectedChanges, r.ObservedChanges)
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%d\t%d\t%s\t%d\t%d\t%d\t%d\t%d\t\n", r.ID, fmtTime(r.StartedAt),
 			r.StartOffset.Round(time.Second), r.Duration(now).Round(time.Second), r.Status,
-			r.Fetched, r.Changed, r.Unchanged+r.NotModified, r.SkippedFr, r.SkippedSelective, r.Errors, r.NewURLs)
+			r.Fetched, r.Changed, expected, r.Unchanged+r.NotModified, r.SkippedFr, r.SkippedSelective, r.Errors, r.NewURLs)
 	}
 	return tw.Flush()
 }
@@ -143,6 +149,14 @@ type runJSON struct {
 	TrapEvents       int     `json:"trap_events"`
 	NewURLs          int     `json:"new_urls"`
 	Bytes            int64   `json:"bytes"`
+	Budget           int     `json:"budget"`
+	NewFetched       int     `json:"new_fetched"`
+	KnownFetched     int     `json:"known_fetched"`
+	// The change model's accountability: pages fetched with a rate estimate, the changes the
+	// estimates expected among them, and the changes observed.
+	Estimated       int     `json:"estimated"`
+	ExpectedChanges float64 `json:"expected_changes"`
+	ObservedChanges int     `json:"observed_changes"`
 }
 
 type statusOut struct {
@@ -163,7 +177,9 @@ func statusJSON(st *store.Status) statusOut {
 			DurationSec: r.Duration(now).Seconds(), Status: r.Status, Fetched: r.Fetched, Changed: r.Changed,
 			Unchanged: r.Unchanged, NotModified: r.NotModified, Errors: r.Errors, Blocked: r.Blocked,
 			SkippedFr: r.SkippedFr, SkippedSelective: r.SkippedSelective, Hubs: r.Hubs, HubsReentered: r.HubsReentered,
-			TrapEvents: r.TrapEvents, NewURLs: r.NewURLs, Bytes: r.Bytes}
+			TrapEvents: r.TrapEvents, NewURLs: r.NewURLs, Bytes: r.Bytes, Budget: r.Budget, NewFetched: r.NewFetched,
+			KnownFetched: r.KnownFetched, Estimated: r.Estimated, ExpectedChanges: r.ExpectedChanges,
+			ObservedChanges: r.ObservedChanges}
 		if !r.EndedAt.IsZero() {
 			j.EndedAt = r.EndedAt.UTC().Format(time.RFC3339)
 		}

@@ -92,6 +92,8 @@ type Config struct {
 	}
 	Optimizer struct {
 		Budget    int     // pages per run
+		NewShare  float64 // of the budget, for never-fetched URLs
+		Objective string  // "staleness" or "weighted"
 		Period    int     // scheduling period T, in runs
 		MinCrawls int     // per page per period
 		MaxCrawls int     // per page per period; 0 = Period
@@ -199,8 +201,14 @@ var schema = []field{
 		doc: "Longest revisit interval, in runs.",
 		ptr: func(c *Config) any { return &c.Frequency.Max }},
 	{key: "optimizer.budget", def: 0, min: 0, max: 1_000_000_000,
-		doc: "With frequency.policy = \"optimal\": pages to crawl per run, on average. Required then.",
+		doc: "Pages fetched per run at most, whatever the policy (0 = no cap); what is left stays due, and the due URLs are then taken in order of Xu et al.'s cost of staleness. The optimal policy plans for this many per run and needs it.",
 		ptr: func(c *Config) any { return &c.Optimizer.Budget }},
+	{key: "optimizer.new_share", def: 0.2, min: 0, max: 1,
+		doc: "Under a budget: the share of it for never-fetched URLs (WebFountain's two queues); the rest goes to recrawls. A share with nothing left due passes to the other.",
+		ptr: func(c *Config) any { return &c.Optimizer.NewShare }},
+	{key: "optimizer.objective", def: "staleness", enum: []string{"staleness", "weighted"},
+		doc: `What the optimal policy minimises: "staleness" (every page counts the same) or "weighted" (pages weigh by their seed's priority and their in-links, Wolf et al.'s weights).`,
+		ptr: func(c *Config) any { return &c.Optimizer.Objective }},
 	{key: "optimizer.period", def: 30, min: 1, max: 3650,
 		doc: "The scheduling period T, in runs: the allocation gives every page a number of crawls per period.",
 		ptr: func(c *Config) any { return &c.Optimizer.Period }},

@@ -120,43 +120,78 @@ type DueURL struct {
 	Threshold    float64 // the child-change threshold, for hubs
 	ArchivePath  string  // of the current stored version, "" if none
 	Digest       []byte  // of the current version's text (package change), nil if none
+
+	New        bool    // never fetched before
+	ChangeRate float64 // estimated changes per run; 0 when not estimated yet
+	LastRun    int64   // run of the last fetch with a usable answer; 0 if none
+	// SiteDate is the site's own clock (its Date header) at the last fetch, and HintLastMod the
+	// newest date a sitemap or feed gave for the page, on the same clock; zero when unknown.
+	SiteDate, HintLastMod time.Time
 }
 
-// NextDue returns the due URL among hosts to crawl next — the highest level first, then the oldest
-// row — or an error wrapping ErrNotFound when they have none left. URLs the selective rule skipped
-// for run are not due in it. Every outcome the crawler records takes the URL out of the due set, so
-// calling NextDue again moves on.
-//
-// With only, just those URLs are considered: an immediate fetch outside the schedule.
-func (db *DB) NextDue(ctx context.Context, hosts []string, run int64, only ...int64) (*DueURL, error) {
+// DueKind selects never-fetched or known URLs.
+type DueKind int
+
+const (
+	DueAny   DueKind = iota
+	DueNew           // never fetched
+	DueKnown         // fetched before
+)
+
+// DueQuery says which due URL [DB.NextDue] should return.
+type DueQuery struct {
+	Hosts []string // the hosts to look in (at least one)
+	Run   int64    // URLs the selective rule skipped for this run are not due in it
+	Kind  DueKind
+	// Only, when set, restricts the query to these URLs: an immediate fetch outside the schedule.
+	Only []int64
+}
+
+// NextDue returns the due URL among q.Hosts to crawl next — the highest priority first (see
+// [DB.Prioritize]; all 0 unless a run is short of budget or time), then the highest level, then the
+// oldest row — or an error wrapping ErrNotFound when they have none left. Every outcome the crawler
+// records takes the URL out of the due set, so calling NextDue again moves on.
+func (db *DB) NextDue(ctx context.Context, q DueQuery) (*DueURL, error) {
 	var d DueURL
-	var etag, lm, hash, archived sql.NullString
-	var root sql.NullInt64
-	args := make([]any, 0, len(hosts)+1+len(only))
-	for _, h := range hosts {
+	var etag, lm, hash, archived, siteDate, hint sql.NullString
+	var root, lastRun sql.NullInt64
+	var rate sql.NullFloat64
+	args := make([]any, 0, len(q.Hosts)+1+len(q.Only))
+	for _, h := range q.Hosts {
 		args = append(args, h)
 	}
-	args = append(args, run)
+	args = append(args, q.Run)
 	restrict := ""
-	if len(only) > 0 {
-		restrict = ` AND id IN (` + placeholders(len(only)) + `)`
-		for _, id := range only {
+	switch q.Kind {
+	case DueNew:
+		restrict = ` AND date IS NULL`
+	case DueKnown:
+		restrict = ` AND date IS NOT NULL`
+	}
+	if len(q.Only) > 0 {
+		restrict += ` AND id IN (` + placeholders(len(q.Only)) + `)`
+		for _, id := range q.Only {
 			args = append(args, id)
 		}
 	}
 	err := db.sql.QueryRowContext(ctx, `SELECT id, url, host, level, fr_max, etag, last_modified, content_hash, root_id, is_seed,
-		threshold, digest, (SELECT archive_path FROM fetches f WHERE f.url_id = urls.id AND f.archive_path IS NOT NULL ORDER BY f.id DESC LIMIT 1)
-		FROM urls WHERE host IN (`+placeholders(len(hosts))+`) AND state = 'active' AND fr = 0
-		AND (skipped_run IS NULL OR skipped_run <> ?)`+restrict+` ORDER BY level DESC, id LIMIT 1`, args...).
-		Scan(&d.ID, &d.URL, &d.Host, &d.Level, &d.FrMax, &etag, &lm, &hash, &root, &d.IsSeed, &d.Threshold, &d.Digest, &archived)
+		threshold, digest, (SELECT archive_path FROM fetches f WHERE f.url_id = urls.id AND f.archive_path IS NOT NULL ORDER BY f.id DESC LIMIT 1),
+		date IS NULL, change_rate,
+		(SELECT f.run_id FROM fetches f WHERE f.url_id = urls.id AND (f.status = 200 OR f.not_modified) ORDER BY f.id DESC LIMIT 1),
+		site_date, hint_lastmod
+		FROM urls WHERE host IN (`+placeholders(len(q.Hosts))+`) AND state = 'active' AND fr = 0
+		AND (skipped_run IS NULL OR skipped_run <> ?)`+restrict+` ORDER BY prio DESC, level DESC, id LIMIT 1`, args...).
+		Scan(&d.ID, &d.URL, &d.Host, &d.Level, &d.FrMax, &etag, &lm, &hash, &root, &d.IsSeed, &d.Threshold, &d.Digest, &archived,
+			&d.New, &rate, &lastRun, &siteDate, &hint)
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("next due URL of %v: %w", hosts, ErrNotFound)
+		return nil, fmt.Errorf("next due URL of %v: %w", q.Hosts, ErrNotFound)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("next due URL of %v: %w", hosts, err)
+		return nil, fmt.Errorf("next due URL of %v: %w", q.Hosts, err)
 	}
 	d.ETag, d.LastModified, d.ContentHash, d.RootID = etag.String, lm.String, hash.String, root.Int64
-	d.ArchivePath = archived.String
+	d.ArchivePath, d.ChangeRate, d.LastRun = archived.String, rate.Float64, lastRun.Int64
+	d.SiteDate, d.HintLastMod = parseTime(siteDate), parseTime(hint)
 	return &d, nil
 }
 
@@ -177,6 +212,7 @@ type FetchRecord struct {
 	ArchivePath string
 	Error       string
 	Duration    time.Duration
+	SiteDate    time.Time // the response's Date header, on the site's clock; zero keeps the last one
 
 	// For the hosts table: the origin (scheme://host[:port]) and politeness domain contacted, whose
 	// last access becomes FetchedAt+Duration, so a later process keeps the gap. "" when no request
@@ -204,7 +240,12 @@ func (db *DB) RecordFetch(ctx context.Context, r FetchRecord) error {
 			magnitude, distance); err != nil {
 			return err
 		}
-		res, err := tx.ExecContext(ctx, `UPDATE urls SET fr = ?, date = ?, last_status = ?, skips = 0,
+		var siteDate any
+		if !r.SiteDate.IsZero() {
+			siteDate = formatTime(r.SiteDate)
+		}
+		res, err := tx.ExecContext(ctx, `UPDATE urls SET fr = ?, date = ?, last_status = ?, skips = 0, prio = 0,
+			site_date = coalesce(?, site_date),
 			size = CASE WHEN ? THEN ? ELSE size END,
 			content_type = coalesce(?, content_type),
 			content_hash = coalesce(?, content_hash),
@@ -212,7 +253,7 @@ func (db *DB) RecordFetch(ctx context.Context, r FetchRecord) error {
 			etag = ?, last_modified = ?,
 			state = coalesce(?, state)
 			WHERE id = ?`,
-			r.NextFr, formatTime(r.FetchedAt), r.Status,
+			r.NextFr, formatTime(r.FetchedAt), r.Status, siteDate,
 			r.ContentHash != "", r.Size,
 			nullString(r.ContentType), nullString(r.ContentHash), r.Digest,
 			nullString(r.ETag), nullString(r.LastModified),

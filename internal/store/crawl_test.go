@@ -35,7 +35,7 @@ func TestCountdownAndNextDue(t *testing.T) {
 		t.Fatalf("DueHosts = %v, %v", hosts, err)
 	}
 	// Level by level: the higher level first.
-	d, err := db.NextDue(ctx, []string{"a.example"}, 0)
+	d, err := db.NextDue(ctx, store.DueQuery{Hosts: []string{"a.example"}, Run: 0})
 	if err != nil || d.URL != "https://a.example/high" {
 		t.Fatalf("NextDue = %+v, %v; want the level-2 page", d, err)
 	}
@@ -47,9 +47,9 @@ func TestCountdownAndNextDue(t *testing.T) {
 		}
 	}
 	crawl(d)
-	d, _ = db.NextDue(ctx, []string{"a.example"}, 0)
+	d, _ = db.NextDue(ctx, store.DueQuery{Hosts: []string{"a.example"}, Run: 0})
 	crawl(d)
-	if _, err := db.NextDue(ctx, []string{"a.example"}, 0); !errors.Is(err, store.ErrNotFound) {
+	if _, err := db.NextDue(ctx, store.DueQuery{Hosts: []string{"a.example"}, Run: 0}); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("NextDue after both were crawled: %v, want ErrNotFound", err)
 	}
 	// The paper's countdown: fr_max 2 is due every other run, fr_max 3 every third.
@@ -59,7 +59,7 @@ func TestCountdownAndNextDue(t *testing.T) {
 			t.Fatal(err)
 		}
 		for {
-			d, err := db.NextDue(ctx, []string{"a.example"}, 0)
+			d, err := db.NextDue(ctx, store.DueQuery{Hosts: []string{"a.example"}, Run: 0})
 			if errors.Is(err, store.ErrNotFound) {
 				break
 			}
@@ -99,7 +99,7 @@ func TestEnqueue(t *testing.T) {
 	now := time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)
 	db := seedDB(t, &now, store.NewSeed{URL: "https://a.example/", Host: "a.example", Level: 2, FrMax: 4})
 	runStart := now
-	seed, _ := db.NextDue(ctx, []string{"a.example"}, 0)
+	seed, _ := db.NextDue(ctx, store.DueQuery{Hosts: []string{"a.example"}, Run: 0})
 
 	id, what, err := db.Enqueue(ctx, store.NewURL{URL: "https://a.example/new", Host: "a.example", Level: 2, FrMax: 1,
 		ParentID: seed.ID, RootID: seed.ID}, runStart)
@@ -132,17 +132,17 @@ func TestRecordFetchKeepsContentOnNotModified(t *testing.T) {
 	ctx := t.Context()
 	now := time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)
 	db := seedDB(t, &now, store.NewSeed{URL: "https://a.example/", Host: "a.example", Level: 0, FrMax: 1})
-	d, _ := db.NextDue(ctx, []string{"a.example"}, 0)
+	d, _ := db.NextDue(ctx, store.DueQuery{Hosts: []string{"a.example"}, Run: 0})
 	db.RecordFetch(ctx, store.FetchRecord{URLID: d.ID, FetchedAt: now, Status: 200, Size: 500, ContentType: "text/html",
 		ContentHash: "abc", NextFr: 1, ETag: `"v1"`, LastModified: "Sun, 22 Nov 2026 03:00:00 GMT"})
 	db.Countdown(ctx) // the next run
-	d, _ = db.NextDue(ctx, []string{"a.example"}, 0)
+	d, _ = db.NextDue(ctx, store.DueQuery{Hosts: []string{"a.example"}, Run: 0})
 	if err := db.RecordFetch(ctx, store.FetchRecord{URLID: d.ID, FetchedAt: now, Status: 304, NotModified: true,
 		NextFr: 1, ETag: `"v1"`, LastModified: "Sun, 22 Nov 2026 03:00:00 GMT"}); err != nil {
 		t.Fatal(err)
 	}
 	db.Countdown(ctx) // the next run
-	d, _ = db.NextDue(ctx, []string{"a.example"}, 0)
+	d, _ = db.NextDue(ctx, store.DueQuery{Hosts: []string{"a.example"}, Run: 0})
 	if d.ContentHash != "abc" || d.ETag != `"v1"` {
 		t.Errorf("a 304 lost the stored content hash or validators: %+v", d)
 	}
@@ -162,7 +162,7 @@ func TestCloseStaleRuns(t *testing.T) {
 	now := time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)
 	db := seedDB(t, &now, store.NewSeed{URL: "https://a.example/", Host: "a.example", Level: 0, FrMax: 1})
 	run, _ := db.BeginRun(ctx, now, 0)
-	d, _ := db.NextDue(ctx, []string{"a.example"}, 0)
+	d, _ := db.NextDue(ctx, store.DueQuery{Hosts: []string{"a.example"}, Run: 0})
 	db.RecordFetch(ctx, store.FetchRecord{URLID: d.ID, RunID: run, FetchedAt: now.Add(time.Minute), Status: 200,
 		Changed: true, NextFr: 1})
 	closed, err := db.CloseStaleRuns(ctx)
@@ -204,7 +204,7 @@ func TestLastAccess(t *testing.T) {
 	ctx := t.Context()
 	now := time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)
 	db := seedDB(t, &now, store.NewSeed{URL: "https://a.example/", Host: "a.example", Level: 0, FrMax: 1})
-	d, _ := db.NextDue(ctx, []string{"a.example"}, 0)
+	d, _ := db.NextDue(ctx, store.DueQuery{Hosts: []string{"a.example"}, Run: 0})
 	if err := db.RecordFetch(ctx, store.FetchRecord{URLID: d.ID, FetchedAt: now, Duration: 2 * time.Second, Status: 200,
 		NextFr: 1, Origin: "https://a.example", Domain: "a.example"}); err != nil {
 		t.Fatal(err)
@@ -231,7 +231,7 @@ func TestRunManifest(t *testing.T) {
 		store.NewSeed{URL: "https://a.example/3", Host: "a.example", Level: 0, FrMax: 1})
 	run1, _ := db.BeginRun(ctx, now, 0)
 	for i := 0; i < 3; i++ {
-		d, _ := db.NextDue(ctx, []string{"a.example"}, 0)
+		d, _ := db.NextDue(ctx, store.DueQuery{Hosts: []string{"a.example"}, Run: 0})
 		rec := store.FetchRecord{URLID: d.ID, RunID: run1, FetchedAt: now, Status: 200, ContentHash: "h", NextFr: 1,
 			ArchivePath: "r1/a.example/" + d.URL[len(d.URL)-1:]}
 		if i == 2 {
@@ -247,7 +247,7 @@ func TestRunManifest(t *testing.T) {
 		{Status: 301},
 	}
 	for _, rec := range outcomes {
-		d, _ := db.NextDue(ctx, []string{"a.example"}, 0)
+		d, _ := db.NextDue(ctx, store.DueQuery{Hosts: []string{"a.example"}, Run: 0})
 		rec.URLID, rec.RunID, rec.FetchedAt, rec.NextFr = d.ID, run2, now, 1
 		db.RecordFetch(ctx, rec)
 	}
@@ -280,7 +280,7 @@ func TestDiscover(t *testing.T) {
 	ctx := t.Context()
 	now := time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)
 	db := seedDB(t, &now, store.NewSeed{URL: "https://a.example/", Host: "a.example", Level: 2, FrMax: 1})
-	hub, _ := db.NextDue(ctx, []string{"a.example"}, 0)
+	hub, _ := db.NextDue(ctx, store.DueQuery{Hosts: []string{"a.example"}, Run: 0})
 	db.RecordFetch(ctx, store.FetchRecord{URLID: hub.ID, FetchedAt: now, Status: 200, NextFr: 1})
 	found := []store.NewURL{
 		{URL: "https://a.example/x", Host: "a.example", Level: 1, FrMax: 1, ParentID: hub.ID, RootID: hub.ID},

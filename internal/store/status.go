@@ -22,9 +22,16 @@ type Run struct {
 	NewURLs                      int
 	Hubs, HubsReentered          int // hubs judged by the selective rule; of them, subtrees visited though unchanged
 	TrapEvents                   int
-	Bytes                        int64
-	CrawlTime, RecalcTime        time.Duration
-	LinksTime                    time.Duration
+	// Budget is the run's fetch budget (0: none); NewFetched and KnownFetched split its fetches
+	// between never-fetched and known pages (WebFountain's two queues).
+	Budget, NewFetched, KnownFetched int
+	// Accountability of the change model: of the Estimated fetches of pages with a rate estimate, the
+	// estimates expected ExpectedChanges to find a change and ObservedChanges did.
+	Estimated, ObservedChanges int
+	ExpectedChanges            float64
+	Bytes                      int64
+	CrawlTime, RecalcTime      time.Duration
+	LinksTime                  time.Duration
 }
 
 // Duration is how long the run took, or has taken so far when it has not ended.
@@ -86,7 +93,7 @@ func (db *DB) Status(ctx context.Context, recent int) (*Status, error) {
 
 const runColumns = `id, started_at, ended_at, start_offset_ms, status, fetched, changed, unchanged,
 	not_modified, errors, blocked, skipped_fr, skipped_selective, new_urls, bytes, crawl_ms, recalc_ms, links_ms,
-	hubs, hubs_reentered, trap_events`
+	hubs, hubs_reentered, trap_events, budget, new_fetched, known_fetched, estimated, expected_changes, observed_changes`
 
 // RecentRuns returns up to n runs, the most recent first.
 func (db *DB) RecentRuns(ctx context.Context, n int) ([]Run, error) {
@@ -112,7 +119,8 @@ func scanRun(row interface{ Scan(...any) error }) (Run, error) {
 	var offset, crawl, recalc, links int64
 	err := row.Scan(&r.ID, &started, &ended, &offset, &r.Status, &r.Fetched, &r.Changed, &r.Unchanged,
 		&r.NotModified, &r.Errors, &r.Blocked, &r.SkippedFr, &r.SkippedSelective, &r.NewURLs, &r.Bytes,
-		&crawl, &recalc, &links, &r.Hubs, &r.HubsReentered, &r.TrapEvents)
+		&crawl, &recalc, &links, &r.Hubs, &r.HubsReentered, &r.TrapEvents,
+		&r.Budget, &r.NewFetched, &r.KnownFetched, &r.Estimated, &r.ExpectedChanges, &r.ObservedChanges)
 	r.StartedAt, r.EndedAt = parseTime(started), parseTime(ended)
 	r.StartOffset = time.Duration(offset) * time.Millisecond
 	r.CrawlTime = time.Duration(crawl) * time.Millisecond

@@ -241,7 +241,7 @@ func BenchmarkStore(b *testing.B) {
 		for i := 0; i < b.N; i++ {
 			for k := 0; k < benchHosts; k++ {
 				_, h := benchURL(k)
-				if _, err := db.NextDue(ctx, []string{h}, benchRuns+1); err != nil {
+				if _, err := db.NextDue(ctx, store.DueQuery{Hosts: []string{h}, Run: benchRuns + 1}); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -263,7 +263,7 @@ func BenchmarkStore(b *testing.B) {
 			for h := 0; h < 100; h++ {
 				_, host := benchURL(h)
 				for {
-					d, err := db.NextDue(ctx, []string{host}, benchRuns+1)
+					d, err := db.NextDue(ctx, store.DueQuery{Hosts: []string{host}, Run: benchRuns + 1})
 					if err != nil {
 						break
 					}
