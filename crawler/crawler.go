@@ -48,6 +48,8 @@ type Store interface {
 	// URLs by the cost of leaving them stale, for a run that cannot crawl them all.
 	DueSplit(ctx context.Context) (newDue, known int, err error)
 	Prioritize(ctx context.Context, now time.Time, c float64, trusted func(origin string) bool) (int, error)
+	// UpdateWeights brings the pages' weights (seed priority, in-links) up to date for Prioritize.
+	UpdateWeights(ctx context.Context) (int, error)
 	// SaveRunDomains records the budget each domain used.
 	SaveRunDomains(ctx context.Context, run int64, ds []store.RunDomain) error
 	// DueAmong gives the hosts of the due URLs among ids, for an immediate fetch.
@@ -327,6 +329,9 @@ func (c *Crawler) Crawl(ctx context.Context, run Run) (*Stats, error) {
 		s.budget = newBudget(c.cfg.Budget, c.cfg.NewShare)
 		s.stats.Budget = c.cfg.Budget
 		if c.short(ctx, due, hosts) {
+			if _, err := c.store.UpdateWeights(ctx); err != nil {
+				return nil, err
+			}
 			if _, err := c.store.Prioritize(ctx, c.cfg.Now(), c.cfg.PriorityConstant, nil); err != nil {
 				return nil, err
 			}

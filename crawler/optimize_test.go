@@ -65,7 +65,7 @@ func TestOptimalPlanSpreadsTheLoad(t *testing.T) {
 			}
 			db.RecordFetch(ctx, store.FetchRecord{URLID: u.ID, RunID: id, FetchedAt: time.Now(), Status: 200, NextFr: u.FrMax})
 		}
-		plan, err := c.Optimize(ctx, db, crawler.Run{ID: id}, cfg)
+		plan, err := c.Optimize(ctx, db, crawler.Run{ID: id}, cfg, false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -98,4 +98,67 @@ func hostsOf(n int) []string {
 		out[i] = fmt.Sprintf("s%d.example", i)
 	}
 	return out
+}
+
+// TestWeightedObjectiveFavoursImportantPages plans two seeds' pages of equal change rates, one seed
+// with priority 8: under the weighted objective its pages get more crawls per period than the
+// others, and under plain staleness the same as them.
+func TestWeightedObjectiveFavoursImportantPages(t *testing.T) {
+	ctx := t.Context()
+	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "s.db"), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	const pages = 40
+	var seeds []store.NewSeed
+	for i := range pages {
+		prio := 1.0
+		if i%2 == 0 {
+			prio = 8
+		}
+		seeds = append(seeds, store.NewSeed{URL: fmt.Sprintf("https://s.example/p%d", i), Host: "s.example", FrMax: 1, Priority: prio})
+	}
+	if _, err := db.AddSeeds(ctx, seeds); err != nil {
+		t.Fatal(err)
+	}
+	buckets := frequency.Buckets{}
+	var rates []store.FrMaxUpdate
+	for i := range pages {
+		rates = append(rates, store.FrMaxUpdate{URLID: int64(i + 1), FrMax: 1, Rate: 0.2, Bucket: buckets.Of(0.2)})
+	}
+	if err := db.SetFrMax(ctx, rates); err != nil {
+		t.Fatal(err)
+	}
+	c := crawler.New(db, nil, nil, nil, crawler.Config{})
+	cfg := frequency.PlanConfig{Budget: 10, Period: 10, MinCrawls: 1, Buckets: buckets}
+	id, _ := db.BeginRun(ctx, time.Now(), 0)
+	for _, tc := range []struct {
+		weighted bool
+		groups   int
+	}{{false, 1}, {true, 2}} {
+		plan, err := c.Optimize(ctx, db, crawler.Run{ID: id}, cfg, tc.weighted)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(plan.Buckets) != tc.groups {
+			t.Fatalf("weighted %v: %d groups in the plan, want %d: %+v", tc.weighted, len(plan.Buckets), tc.groups, plan.Buckets)
+		}
+		if !tc.weighted {
+			continue
+		}
+		light, heavy := plan.Buckets[0], plan.Buckets[1]
+		if heavy.Weight <= light.Weight || heavy.Crawls <= light.Crawls || heavy.FrMax >= light.FrMax {
+			t.Errorf("weighted plan: light %+v, heavy %+v; want the heavy pages crawled more often", light, heavy)
+		}
+		for i, want := range map[int]int{0: heavy.FrMax, 1: light.FrMax} {
+			info, err := db.URLInfo(ctx, fmt.Sprintf("https://s.example/p%d", i))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if info.FrMax != want {
+				t.Errorf("p%d has fr_max %d, want %d", i, info.FrMax, want)
+			}
+		}
+	}
 }

@@ -6,8 +6,10 @@ import "math"
 // archive, or the pages whose rate is not estimated yet.
 type Group struct {
 	Bucket int     // 0..255, the bucket of [Buckets]; -1 for pages whose rate is not estimated yet
+	Class  int     // weight class within the bucket, for a weighted objective; 0 otherwise
 	Pages  int     // pages in the group
 	Rate   float64 // their mean estimated change rate per run; ignored for Bucket -1
+	Weight float64 // importance of one of its pages (Wolf et al.'s weights); 0 means 1
 }
 
 // PlanConfig sets the budgeted policy: Budget pages per run on average, over a period of Period
@@ -33,7 +35,9 @@ type Plan struct {
 
 // PlanBucket is one bucket's share of a plan.
 type PlanBucket struct {
-	Bucket         int // -1: pages whose rate is not estimated yet
+	Bucket         int     // -1: pages whose rate is not estimated yet
+	Class          int     // weight class, for a weighted objective
+	Weight         float64 // weight of one of its pages
 	RateLo, RateHi float64
 	Rate           float64 // the rate the allocation assumed
 	Pages          int
@@ -68,7 +72,11 @@ func MakePlan(groups []Group, cfg PlanConfig) *Plan {
 	fl := make([]BucketLoad, len(groups))
 	p := &Plan{Budget: cfg.Budget, Period: cfg.Period}
 	for i, l := range groups {
-		b := PlanBucket{Bucket: l.Bucket, Pages: l.Pages, Rate: l.Rate}
+		w := l.Weight
+		if !(w > 0) {
+			w = 1
+		}
+		b := PlanBucket{Bucket: l.Bucket, Class: l.Class, Weight: w, Pages: l.Pages, Rate: l.Rate}
 		if l.Bucket < 0 {
 			b.Rate = prior
 		} else {
@@ -81,7 +89,7 @@ func MakePlan(groups []Group, cfg PlanConfig) *Plan {
 				b.RateHi = math.Sqrt(lo * cfg.Buckets.Rate(uint8(l.Bucket+1)))
 			}
 		}
-		fl[i] = BucketLoad{Pages: l.Pages, Rate: b.Rate, Weight: 1}
+		fl[i] = BucketLoad{Pages: l.Pages, Rate: b.Rate, Weight: w}
 		p.Buckets = append(p.Buckets, b)
 		p.Pages += l.Pages
 	}
@@ -99,4 +107,18 @@ func MakePlan(groups []Group, cfg PlanConfig) *Plan {
 		p.ExpectedFreshness = 1 - stale/float64(p.Pages)
 	}
 	return p
+}
+
+// Phase returns the countdown that puts a page on its fixed phase after run: with fr = Phase(run, id,
+// frMax), and every later run first decrementing fr, the page comes due in the runs r > run with
+// (r + id) mod frMax = 0, the first of them within frMax runs. Pages with consecutive ids fall on
+// consecutive runs, so a bucket's pages are spread over its interval and no run gets a thundering
+// herd. It is the rule the store's ApplyPlan applies in SQL; frMax < 1 counts as 1.
+func Phase(run, id int64, frMax int) int {
+	f := int64(max(frMax, 1))
+	k := ((f-(run+id)%f)%f + f) % f
+	if k == 0 {
+		k = f
+	}
+	return int(k)
 }

@@ -148,6 +148,7 @@ func TestBadInputChangesNothing(t *testing.T) {
 		{"malformed URL", "", []string{"seed", "add", "https://ok.example/", "http://exa mple.com/"}, `invalid URL "http://exa mple.com/"`},
 		{"ftp scheme", "", []string{"seed", "add", "ftp://files.example/"}, `scheme "ftp" not supported`},
 		{"relative URL", "", []string{"seed", "add", "example.com"}, "not absolute"},
+		{"zero priority", "", []string{"seed", "add", "--priority", "0", "https://ok.example/"}, "--priority 0: must be a number above 0"},
 		{"unknown config key", "[crawl]\nwokers = 2\n", []string{"seed", "add", "https://a.example/"}, "unknown key crawl.wokers"},
 		{"delay under floor", "[politeness]\ndelay = \"1s\"\n", []string{"status"}, "10s"},
 		{"bad level flag", "", []string{"seed", "add", "--level", "-1", "https://a.example/"}, "seed.level"},

@@ -111,7 +111,7 @@ func (s *session) recalc(ctx context.Context, c *crawler.Crawler, policy frequen
 		return rs, err
 	}
 	start := time.Now()
-	plan, err := c.Optimize(ctx, s.db, crawler.Run{ID: run}, s.a.optimalConfig())
+	plan, err := c.Optimize(ctx, s.db, crawler.Run{ID: run}, s.a.optimalConfig(), s.a.cfg.Optimizer.Objective == "weighted")
 	if err != nil {
 		return rs, err
 	}

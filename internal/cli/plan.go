@@ -36,7 +36,8 @@ run applies such a plan.`,
 			if cfg.Budget <= 0 {
 				return usagef("plan: no budget: set optimizer.budget (pages per run) or pass --budget N")
 			}
-			loads, err := db.BucketLoads(cmd.Context())
+			weighted := a.cfg.Optimizer.Objective == "weighted"
+			loads, err := db.BucketLoads(cmd.Context(), weighted)
 			if err != nil {
 				return err
 			}
@@ -44,18 +45,25 @@ run applies such a plan.`,
 				_, err := fmt.Fprintln(a.stdout, "no active URLs yet")
 				return err
 			}
-			plan := frequency.MakePlan(crawler.Groups(loads), cfg)
+			plan := frequency.MakePlan(crawler.Groups(loads, weighted), cfg)
 			if asJSON {
 				return writeJSON(a.stdout, plan)
 			}
 			w := a.stdout
 			fmt.Fprintf(w, "budget %d pages per run, period %d runs, %d pages\n\n", plan.Budget, plan.Period, plan.Pages)
 			tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-			fmt.Fprintln(tw, "BUCKET\tCHANGES PER RUN\tPAGES\tCRAWLS PER PERIOD\tFR_MAX\tSTALENESS\t")
+			weight := ""
+			if weighted {
+				weight = "WEIGHT\t"
+			}
+			fmt.Fprintln(tw, "BUCKET\tCHANGES PER RUN\t"+weight+"PAGES\tCRAWLS PER PERIOD\tFR_MAX\tSTALENESS\t")
 			for _, b := range plan.Buckets {
 				bucket, rates := fmt.Sprint(b.Bucket), fmt.Sprintf("%.3g–%.3g", b.RateLo, b.RateHi)
 				if b.Bucket < 0 {
 					bucket, rates = "new", fmt.Sprintf("~%.3g (assumed)", b.Rate)
+				}
+				if weighted {
+					rates += fmt.Sprintf("\t%.2g", b.Weight)
 				}
 				fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%.1f%%\t\n", bucket, rates, b.Pages, b.Crawls, b.FrMax, 100*b.Staleness)
 			}

@@ -23,16 +23,24 @@ func newSeedCmd(a *app) *cobra.Command {
 
 func newSeedAddCmd(a *app) *cobra.Command {
 	var file string
+	var priority float64
 	cmd := &cobra.Command{
-		Use:   "add URL... [--level N] [--fr-max N] [--file FILE]",
+		Use:   "add URL... [--level N] [--fr-max N] [--priority P] [--file FILE]",
 		Short: "Add seed URLs; they are crawled on the next run",
 		Long: `Add seed URLs. Each is normalised and crawled on the next run; its internal links are
 followed --level levels down. A URL that is already a seed is left unchanged (a notice, not an
-error). If any URL is invalid, nothing is added.`,
+error), except that --priority, when given, is updated. If any URL is invalid, nothing is added.
+
+--priority weighs the seed's pages (default 1): with optimizer.objective = "weighted" the optimal
+policy gives them more of the budget, and a run short of budget or time takes them sooner.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runSeedAdd(cmd, a, args, file)
+			if cmd.Flags().Changed("priority") && !(priority > 0 && priority <= 1e6) {
+				return usagef("seed add: --priority %v: must be a number above 0 and at most 1000000", priority)
+			}
+			return runSeedAdd(cmd, a, args, file, priority)
 		},
 	}
+	cmd.Flags().Float64Var(&priority, "priority", 0, "weight of the seed's pages (default 1; see optimizer.objective)")
 	cmd.Flags().StringVar(&file, "file", "", "read URLs from FILE, one per line ('#' comments; '-' for standard input)")
 	a.bindInt(cmd.Flags(), "seed.level", "level", "link levels to follow below the seeds (default seed.level)")
 	a.bindInt(cmd.Flags(), "seed.fr_max", "fr-max", "revisit interval of the seeds in runs (default seed.fr_max)")
@@ -44,7 +52,7 @@ type seedArg struct {
 	raw, where string
 }
 
-func runSeedAdd(cmd *cobra.Command, a *app, args []string, file string) error {
+func runSeedAdd(cmd *cobra.Command, a *app, args []string, file string, priority float64) error {
 	in, err := urlArgs(cmd, "seed add", args, file)
 	if err != nil {
 		return err
@@ -65,7 +73,8 @@ func runSeedAdd(cmd *cobra.Command, a *app, args []string, file string) error {
 			continue
 		}
 		seen[norm] = true
-		seeds = append(seeds, store.NewSeed{URL: norm, Host: u.Host, Level: a.cfg.Seed.Level, FrMax: a.cfg.Seed.FrMax})
+		seeds = append(seeds, store.NewSeed{URL: norm, Host: u.Host, Level: a.cfg.Seed.Level, FrMax: a.cfg.Seed.FrMax,
+			Priority: priority})
 	}
 	db, err := a.openStore(cmd.Context())
 	if err != nil {

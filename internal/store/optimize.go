@@ -4,20 +4,29 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strings"
 )
 
-// BucketLoad is how many active pages share a change-rate bucket.
+// BucketLoad is how many active pages share a change-rate bucket (and, when weighted, a weight
+// class).
 type BucketLoad struct {
 	Bucket int // 0..255; -1 for pages whose rate is not estimated yet
+	Class  int // weight class: round(2·log2(weight)); 0 when not weighted
 	Pages  int
 	Rate   float64 // mean estimated change rate of the pages in it; 0 for the unestimated
+	Weight float64 // mean weight of the pages in it
 }
 
 // BucketLoads counts the active pages per change-rate bucket; pages without an estimate yet form a
-// bucket of their own, -1.
-func (db *DB) BucketLoads(ctx context.Context) ([]BucketLoad, error) {
+// bucket of their own, -1. With weighted, the pages of a bucket are split further by weight class.
+func (db *DB) BucketLoads(ctx context.Context, weighted bool) ([]BucketLoad, error) {
+	class := "0"
+	if weighted {
+		class = weightClassSQL
+	}
 	rows, err := db.sql.QueryContext(ctx, `SELECT CASE WHEN change_rate IS NULL THEN -1 ELSE rate_bucket END AS b,
-		count(*), coalesce(avg(change_rate), 0) FROM urls WHERE state = 'active' GROUP BY b ORDER BY b`)
+		`+class+` AS c, count(*), coalesce(avg(change_rate), 0), avg(weight)
+		FROM urls WHERE state = 'active' GROUP BY b, c ORDER BY b, c`)
 	if err != nil {
 		return nil, fmt.Errorf("bucket loads: %w", err)
 	}
@@ -25,7 +34,7 @@ func (db *DB) BucketLoads(ctx context.Context) ([]BucketLoad, error) {
 	var out []BucketLoad
 	for rows.Next() {
 		var l BucketLoad
-		if err := rows.Scan(&l.Bucket, &l.Pages, &l.Rate); err != nil {
+		if err := rows.Scan(&l.Bucket, &l.Class, &l.Pages, &l.Rate, &l.Weight); err != nil {
 			return nil, fmt.Errorf("bucket loads: %w", err)
 		}
 		out = append(out, l)
@@ -33,26 +42,37 @@ func (db *DB) BucketLoads(ctx context.Context) ([]BucketLoad, error) {
 	return out, rows.Err()
 }
 
-// ApplyPlan gives every active page of each bucket its fr_max (bucket -1: pages without an
-// estimate), and a fixed phase: a page is due in the runs where (run + id) mod fr_max = 0, so each run
+// PlanEntry is the revisit interval the plan gives the pages of one bucket and weight class.
+type PlanEntry struct {
+	Bucket, Class int
+	FrMax         int
+}
+
+// ApplyPlan gives every active page of each bucket (and weight class, when weighted) its fr_max
+// (bucket -1: pages without an estimate), and a fixed phase: a page is due in the runs where (run + id) mod fr_max = 0, so each run
 // carries about 1/fr_max of every bucket and no run gets a thundering herd. Countdowns already
 // running are kept when they fall inside the new interval; pages crawled in run (or whose countdown
 // is longer than the new interval) are put on their phase after run.
-func (db *DB) ApplyPlan(ctx context.Context, run int64, frMax map[int]int) error {
+func (db *DB) ApplyPlan(ctx context.Context, run int64, weighted bool, plan []PlanEntry) error {
+	class := "0"
+	if weighted {
+		class = weightClassSQL
+	}
 	err := db.inTx(ctx, func(tx *sql.Tx) error {
-		for b, f := range frMax {
-			var res sql.Result
-			var err error
-			if b < 0 {
-				res, err = tx.ExecContext(ctx, `UPDATE urls SET fr_max = ? WHERE state = 'active' AND change_rate IS NULL`, f)
-			} else {
-				res, err = tx.ExecContext(ctx, `UPDATE urls SET fr_max = ? WHERE state = 'active' AND change_rate IS NOT NULL
-					AND rate_bucket = ?`, f, b)
+		// One pass over the table: the plan joins each page on its bucket and class.
+		if len(plan) > 0 {
+			values := make([]string, len(plan))
+			args := make([]any, 0, 3*len(plan))
+			for i, e := range plan {
+				values[i] = "(?, ?, ?)"
+				args = append(args, e.Bucket, e.Class, e.FrMax)
 			}
-			if err != nil {
+			if _, err := tx.ExecContext(ctx, `WITH p (b, c, fr_max) AS (VALUES `+strings.Join(values, ", ")+`)
+				UPDATE urls SET fr_max = p.fr_max FROM p
+				WHERE urls.state = 'active' AND p.b = (CASE WHEN urls.change_rate IS NULL THEN -1 ELSE urls.rate_bucket END)
+				AND p.c = `+strings.ReplaceAll(class, "weight", "urls.weight")+` AND urls.fr_max <> p.fr_max`, args...); err != nil {
 				return err
 			}
-			_ = res
 		}
 		// Runs ahead of the next are counted down at their start: a page due in run r' = run + k
 		// needs fr = k now, k in [1, fr_max], with (run + k + id) mod fr_max = 0.

@@ -14,6 +14,9 @@ type NewSeed struct {
 	Host  string
 	Level int
 	FrMax int
+	// Priority weighs the seed's pages in the weighted objective and in the order of a short run
+	// (1 = ordinary); 0 means 1 for a new seed and leaves an existing seed's as it is.
+	Priority float64
 }
 
 // SeedOutcome says what AddSeeds did with one seed.
@@ -63,10 +66,14 @@ func (db *DB) AddSeeds(ctx context.Context, seeds []NewSeed) ([]SeedOutcome, err
 func addSeed(ctx context.Context, tx *sql.Tx, s NewSeed, now string) (SeedOutcome, error) {
 	// Insert-if-new is one statement, never check-then-act.
 	var id int64
+	priority := s.Priority
+	if priority <= 0 {
+		priority = 1
+	}
 	err := tx.QueryRowContext(ctx, `
-		INSERT INTO urls (url, host, level, fr, fr_max, is_seed, added_at) VALUES (?, ?, ?, 0, ?, 1, ?)
+		INSERT INTO urls (url, host, level, fr, fr_max, is_seed, added_at, priority) VALUES (?, ?, ?, 0, ?, 1, ?, ?)
 		ON CONFLICT (url) DO NOTHING RETURNING id`,
-		s.URL, s.Host, s.Level, s.FrMax, now).Scan(&id)
+		s.URL, s.Host, s.Level, s.FrMax, now, priority).Scan(&id)
 	if err == nil {
 		_, err = tx.ExecContext(ctx, `UPDATE urls SET root_id = id WHERE id = ?`, id)
 		return SeedAdded, err
@@ -79,6 +86,11 @@ func addSeed(ctx context.Context, tx *sql.Tx, s NewSeed, now string) (SeedOutcom
 	if err := tx.QueryRowContext(ctx, `SELECT id, is_seed, state FROM urls WHERE url = ?`, s.URL).
 		Scan(&id, &isSeed, &state); err != nil {
 		return 0, err
+	}
+	if s.Priority > 0 {
+		if _, err := tx.ExecContext(ctx, `UPDATE urls SET priority = ? WHERE id = ?`, s.Priority, id); err != nil {
+			return 0, err
+		}
 	}
 	switch {
 	case isSeed:
