@@ -12,7 +12,8 @@ import (
 // budget shares a run's page fetches between never-fetched and known URLs, WebFountain's two
 // queues: newCap of total go to new URLs, the rest to known ones. A domain with nothing left of the
 // kind whose share remains takes the other kind, so a share is never wasted while URLs are due.
-// The zero total means no cap.
+// A share above zero is at least one page, so a small budget still admits new URLs. The zero total
+// means no cap.
 type budget struct {
 	mu                   sync.Mutex
 	total, newCap        int
@@ -20,7 +21,7 @@ type budget struct {
 }
 
 func newBudget(total int, share float64) *budget {
-	return &budget{total: total, newCap: int(math.Round(share * float64(total)))}
+	return &budget{total: total, newCap: int(math.Ceil(share * float64(total)))}
 }
 
 // prefer returns the kind of URL a domain should ask for first; spent reports that the budget is

@@ -50,6 +50,9 @@ type Store interface {
 	Prioritize(ctx context.Context, now time.Time, c float64, trusted func(origin string) bool) (int, error)
 	// UpdateWeights brings the pages' weights (seed priority, in-links) up to date for Prioritize.
 	UpdateWeights(ctx context.Context) (int, error)
+	// ReleasePages and SetDue put quasi-deterministic pages on their release days.
+	ReleasePages(ctx context.Context) ([]store.ReleasePage, error)
+	SetDue(ctx context.Context, due, notDue []int64) error
 	// SaveRunDomains records the budget each domain used.
 	SaveRunDomains(ctx context.Context, run int64, ds []store.RunDomain) error
 	// DueAmong gives the hosts of the due URLs among ids, for an immediate fetch.
@@ -294,6 +297,16 @@ func (c *Crawler) Crawl(ctx context.Context, run Run) (*Stats, error) {
 		if due, waiting, err = c.store.Countdown(ctx); err != nil {
 			return nil, err
 		}
+		if rd, rw, err := c.releaseCountdown(ctx); err != nil {
+			return nil, err
+		} else if rd+rw > 0 {
+			newDue, known, err := c.store.DueSplit(ctx)
+			if err != nil {
+				return nil, err
+			}
+			waiting += due - (newDue + known)
+			due = newDue + known
+		}
 		if hosts, err = c.store.DueHosts(ctx); err != nil {
 			return nil, err
 		}
@@ -303,8 +316,14 @@ func (c *Crawler) Crawl(ctx context.Context, run Run) (*Stats, error) {
 	if err != nil {
 		return nil, err
 	}
+	now := time.Now()
 	for h := range hosts {
 		if t, ok := access[h]; ok {
+			// A last access in the future means the clock went back (or was faked): the gap
+			// counts from now rather than blocking the host until then.
+			if t.After(now) {
+				t = now
+			}
 			c.gate.Seen(h, t)
 		}
 		if c.cfg.AfterCrash {

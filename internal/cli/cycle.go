@@ -107,8 +107,14 @@ func (s *session) policy() (frequency.Policy, error) {
 // the pages crawled, then plans every page's fr_max and phase under the budget.
 func (s *session) recalc(ctx context.Context, c *crawler.Crawler, policy frequency.Policy, run int64) (*crawler.RecalcStats, error) {
 	rs, err := c.Recalc(ctx, s.db, crawler.Run{ID: run}, policy, s.a.cfg.Frequency.Limit)
-	if err != nil || policy != nil {
+	if err != nil {
 		return rs, err
+	}
+	if _, err := c.Releases(ctx, s.db, crawler.Run{ID: run}); err != nil {
+		return rs, err
+	}
+	if policy != nil {
+		return rs, nil
 	}
 	start := time.Now()
 	plan, err := c.Optimize(ctx, s.db, crawler.Run{ID: run}, s.a.optimalConfig(), s.a.cfg.Optimizer.Objective == "weighted")

@@ -204,7 +204,7 @@ var schema = []field{
 		doc: "Pages fetched per run at most, whatever the policy (0 = no cap); what is left stays due, and the due URLs are then taken in order of Xu et al.'s cost of staleness. The optimal policy plans for this many per run and needs it.",
 		ptr: func(c *Config) any { return &c.Optimizer.Budget }},
 	{key: "optimizer.new_share", def: 0.2, min: 0, max: 1,
-		doc: "Under a budget: the share of it for never-fetched URLs (WebFountain's two queues); the rest goes to recrawls. A share with nothing left due passes to the other.",
+		doc: "Under a budget: the share of it for never-fetched URLs (WebFountain's two queues), at least one page when above 0; the rest goes to recrawls. A share with nothing left due passes to the other.",
 		ptr: func(c *Config) any { return &c.Optimizer.NewShare }},
 	{key: "optimizer.objective", def: "staleness", enum: []string{"staleness", "weighted"},
 		doc: `What the optimal policy minimises: "staleness" (every page counts the same) or "weighted" (pages weigh by their seed's priority and their in-links, Wolf et al.'s weights).`,

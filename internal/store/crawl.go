@@ -515,19 +515,29 @@ type URLInfo struct {
 	ParentURL   string
 	ChangeRate  float64 // estimated changes per run; -1 when not estimated yet
 	RateBucket  int
+	ReleaseDays uint8   // weekdays its changes come on (bit d: time.Weekday d); 0 if none
+	Weight      float64 // importance: its seed's priority and its in-links
+	Priority    float64 // the user's priority, for a seed
+	// Provider hints: the site's clock at the last fetch, the newest lastmod a sitemap or feed gave
+	// for the page on that clock, and where it came from ("sitemap", "feed"; "" if none).
+	SiteDate, HintLastMod time.Time
+	HintSource            string
+	Origin                string // scheme://host[:port]
 }
 
 // URLInfo returns the row of url (normalised), or an error wrapping ErrNotFound.
 func (db *DB) URLInfo(ctx context.Context, url string) (*URLInfo, error) {
 	var in URLInfo
-	var date sql.NullString
+	var date, siteDate, hint sql.NullString
 	var parent sql.NullString
 	var parentID sql.NullInt64
 	err := db.sql.QueryRowContext(ctx, `SELECT u.id, u.url, u.state, u.level, u.fr, u.fr_max, u.threshold, u.is_seed, u.date,
-		u.skips, u.parent_id, p.url, coalesce(u.change_rate, -1), u.rate_bucket
+		u.skips, u.parent_id, p.url, coalesce(u.change_rate, -1), u.rate_bucket,
+		u.release_days, u.weight, u.priority, u.site_date, u.hint_lastmod, coalesce(u.hint_source, '')
 		FROM urls u LEFT JOIN urls p ON p.id = u.parent_id WHERE u.url = ?`, url).
 		Scan(&in.ID, &in.URL, &in.State, &in.Level, &in.Fr, &in.FrMax, &in.Threshold, &in.IsSeed, &date, &in.Skips,
-			&parentID, &parent, &in.ChangeRate, &in.RateBucket)
+			&parentID, &parent, &in.ChangeRate, &in.RateBucket,
+			&in.ReleaseDays, &in.Weight, &in.Priority, &siteDate, &hint, &in.HintSource)
 	in.ParentID, in.ParentURL = parentID.Int64, parent.String
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("URL %s: %w", url, ErrNotFound)
@@ -535,7 +545,8 @@ func (db *DB) URLInfo(ctx context.Context, url string) (*URLInfo, error) {
 	if err != nil {
 		return nil, fmt.Errorf("URL %s: %w", url, err)
 	}
-	in.LastCrawled = parseTime(date)
+	in.LastCrawled, in.SiteDate, in.HintLastMod = parseTime(date), parseTime(siteDate), parseTime(hint)
+	in.Origin = originOf(in.URL)
 	if in.Statuses, err = db.RecentStatuses(ctx, in.ID, 10); err != nil {
 		return nil, err
 	}
