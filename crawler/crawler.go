@@ -47,12 +47,14 @@ type Store interface {
 	// DueSplit counts the due URLs never fetched and those fetched before; Prioritize orders the due
 	// URLs by the cost of leaving them stale, for a run that cannot crawl them all.
 	DueSplit(ctx context.Context) (newDue, known int, err error)
-	Prioritize(ctx context.Context, now time.Time, c float64, trusted func(origin string) bool) (int, error)
+	Prioritize(ctx context.Context, now time.Time, c float64, updated store.Updated) (int, error)
 	// UpdateWeights brings the pages' weights (seed priority, in-links) up to date for Prioritize.
 	UpdateWeights(ctx context.Context) (int, error)
 	// ReleasePages and SetDue put quasi-deterministic pages on their release days.
 	ReleasePages(ctx context.Context) ([]store.ReleasePage, error)
 	SetDue(ctx context.Context, due, notDue []int64) error
+	// HintStore serves provider hints (sitemaps, feeds, the origins' trust).
+	HintStore
 	// SaveRunDomains records the budget each domain used.
 	SaveRunDomains(ctx context.Context, run int64, ds []store.RunDomain) error
 	// DueAmong gives the hosts of the due URLs among ids, for an immediate fetch.
@@ -163,6 +165,15 @@ type Config struct {
 	// PriorityConstant is Xu et al.'s c in the cost of staleness, which orders the due URLs when the
 	// run has less budget or time than they need; default 0.1.
 	PriorityConstant float64
+	// Docs fetches sitemaps and feeds for provider hints; nil reads none.
+	Docs DocFetcher
+	// HintsTTL is how long an origin's sitemaps and feeds are trusted before they are read again;
+	// default 20 hours, so that daily runs read them once a day.
+	HintsTTL time.Duration
+	// RunInterval is the time between runs that a sitemap's changefreq is measured in (default 24h),
+	// and MaxFrMax the longest first revisit interval a changefreq may give (default 30).
+	RunInterval time.Duration
+	MaxFrMax    int
 }
 
 // Crawler runs crawl stages.
@@ -221,6 +232,15 @@ func New(st Store, f Fetcher, rf RobotsFetcher, gate *polite.Gate, cfg Config) *
 	if cfg.PriorityConstant <= 0 {
 		cfg.PriorityConstant = 0.1
 	}
+	if cfg.HintsTTL <= 0 {
+		cfg.HintsTTL = 20 * time.Hour
+	}
+	if cfg.RunInterval <= 0 {
+		cfg.RunInterval = 24 * time.Hour
+	}
+	if cfg.MaxFrMax <= 0 {
+		cfg.MaxFrMax = 30
+	}
 	return &Crawler{store: st, fetch: f, robots: rf, gate: gate, cfg: cfg, token: robots.ProductToken(cfg.UserAgent)}
 }
 
@@ -259,6 +279,9 @@ type Stats struct {
 	// ordered by the cost of staleness because the run could not reach them all.
 	Budget, NewFetched, KnownFetched int
 	Prioritized                      bool
+	// Provider hints: sitemaps and feeds read, pages made due by a lastmod newer than our last
+	// fetch, and due pages left for later because a trusted site said they had not changed.
+	HintDocs, HintedDue, SkippedHint int
 	// The change model's accountability: Estimated pages were fetched with a rate estimate; the
 	// estimates expected ExpectedChanges of them to have changed, and ObservedChanges had.
 	Estimated, ObservedChanges int
@@ -351,7 +374,11 @@ func (c *Crawler) Crawl(ctx context.Context, run Run) (*Stats, error) {
 			if _, err := c.store.UpdateWeights(ctx); err != nil {
 				return nil, err
 			}
-			if _, err := c.store.Prioritize(ctx, c.cfg.Now(), c.cfg.PriorityConstant, nil); err != nil {
+			var updated store.Updated
+			if c.cfg.Docs != nil {
+				updated = hintUpdated(c.cfg.Now())
+			}
+			if _, err := c.store.Prioritize(ctx, c.cfg.Now(), c.cfg.PriorityConstant, updated); err != nil {
 				return nil, err
 			}
 			s.stats.Prioritized = true
@@ -361,6 +388,9 @@ func (c *Crawler) Crawl(ctx context.Context, run Run) (*Stats, error) {
 	keys := s.sched.addHosts(hosts)
 	schedule.Order(c.cfg.Now(), keys)
 	s.sched.rankAndStart(keys)
+	if err := s.addHintOrigins(ctx); err != nil {
+		return nil, err
+	}
 	s.stats.Due, s.stats.SkippedFr, s.stats.Domains = due, waiting, len(keys)
 	c.cfg.Log.Info("crawl stage started", "run", run.ID, "due", due, "domains", len(keys), "workers", c.cfg.Workers)
 

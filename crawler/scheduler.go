@@ -3,6 +3,7 @@ package crawler
 import (
 	"container/heap"
 	"context"
+	"strings"
 	"sync"
 	"time"
 
@@ -25,9 +26,13 @@ type domain struct {
 	dropped  bool
 
 	// Owned by the one worker holding the domain:
-	robots   map[string]*robotsEntry // by origin
-	timeouts int                     // consecutive page timeouts
-	failures int                     // consecutive 5xx answers
+	robots map[string]*robotsEntry // by origin
+	hints  map[string]*hintQueue   // by origin
+	// hintOrigins are origins whose sitemaps and feeds are to be read this run although nothing of
+	// theirs may be due.
+	hintOrigins []string
+	timeouts    int // consecutive page timeouts
+	failures    int // consecutive 5xx answers
 }
 
 type robotsEntry struct {
@@ -60,7 +65,7 @@ func (s *scheduler) addHosts(hosts map[string]int) []string {
 		key := s.gate.Key(h)
 		d, ok := s.domains[key]
 		if !ok {
-			d = &domain{key: key, index: -1, robots: map[string]*robotsEntry{}}
+			d = &domain{key: key, index: -1, robots: map[string]*robotsEntry{}, hints: map[string]*hintQueue{}}
 			s.domains[key] = d
 			keys = append(keys, key)
 		}
@@ -82,6 +87,25 @@ func (s *scheduler) rankAndStart(keys []string) {
 	s.signal()
 }
 
+// addHintOrigin brings an origin whose hints are to be read into the schedule, under host's domain.
+// Call it before the stage's workers start.
+func (s *scheduler) addHintOrigin(host, origin string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	key := s.gate.Key(host)
+	d, ok := s.domains[key]
+	if !ok {
+		d = &domain{key: key, index: -1, robots: map[string]*robotsEntry{}, hints: map[string]*hintQueue{}, rank: len(s.domains)}
+		s.domains[key] = d
+	}
+	d.hintOrigins = append(d.hintOrigins, origin)
+	if d.index < 0 && !d.active {
+		d.readyAt = s.gate.ReadyAt(host)
+		heap.Push(&s.queue, d)
+		s.signal()
+	}
+}
+
 // addHost brings a host with new due URLs into the schedule: its domain is queued again if it had run
 // out of work.
 func (s *scheduler) addHost(host string) {
@@ -90,7 +114,7 @@ func (s *scheduler) addHost(host string) {
 	key := s.gate.Key(host)
 	d, ok := s.domains[key]
 	if !ok {
-		d = &domain{key: key, index: -1, robots: map[string]*robotsEntry{}, rank: len(s.domains)}
+		d = &domain{key: key, index: -1, robots: map[string]*robotsEntry{}, hints: map[string]*hintQueue{}, rank: len(s.domains)}
 		s.domains[key] = d
 	}
 	if d.dropped {
@@ -217,6 +241,9 @@ func (s *scheduler) done(d *domain, more bool) {
 		// response of this step (or a deferral).
 		d.readyAt = s.gate.ReadyAt(d.hosts[0])
 		heap.Push(&s.queue, d)
+	case more && len(d.hintOrigins) > 0:
+		d.readyAt = s.gate.ReadyAt(hostOf(d.hintOrigins[0]))
+		heap.Push(&s.queue, d)
 	default:
 		d.finished = true
 	}
@@ -272,4 +299,12 @@ func (h *domainHeap) Pop() any {
 	d.index = -1
 	*h = old[:len(old)-1]
 	return d
+}
+
+// hostOf returns the host[:port] of an origin, scheme://host[:port].
+func hostOf(origin string) string {
+	if _, h, ok := strings.Cut(origin, "://"); ok {
+		return h
+	}
+	return origin
 }

@@ -37,7 +37,7 @@ var errNoMore = errors.New("no due URL left")
 func (s *stage) step(ctx context.Context, d *domain) (more bool, err error) {
 	u, err := s.nextURL(ctx, d)
 	if errors.Is(err, errNoMore) {
-		return false, nil
+		return s.hintsOnly(ctx, d)
 	}
 	if err != nil {
 		return false, err
@@ -71,6 +71,11 @@ func (s *stage) step(ctx context.Context, d *domain) (more bool, err error) {
 		return true, nil
 	case requested:
 		return true, nil // that was this step's request; the URL is still due
+	}
+	if done, err := s.hintStep(ctx, d, parsed, entry); done || err != nil {
+		return err == nil, err // a sitemap or feed was this step's request; the URL may still be due
+	}
+	switch {
 	case !entry.rules.Allowed(s.c.token, parsed.RequestURI()):
 		if err := s.c.store.SetState(ctx, u.ID, "blocked"); err != nil {
 			return false, err
@@ -126,7 +131,7 @@ func (s *stage) crawl(ctx context.Context, d *domain, u *store.DueURL, pu *url.U
 	var norm string // the text with numbers and dates set aside, for the novelty check
 	rec.Origin, rec.Domain = origin(pu), d.key
 	if resp != nil {
-		rec.Duration = resp.Duration
+		rec.Duration, rec.SiteDate = resp.Duration, resp.Date
 		p := s.extract(resp)
 		norm = s.detectChange(&rec, u, resp, p)
 		s.archive(&rec, u, resp, p)
@@ -138,6 +143,9 @@ func (s *stage) crawl(ctx context.Context, d *domain, u *store.DueURL, pu *url.U
 		}
 	}
 	if err := s.c.store.RecordFetch(ctx, rec); err != nil {
+		return err
+	}
+	if err := s.observeHint(ctx, d, pu, u, &rec); err != nil {
 		return err
 	}
 	if u.ContentHash == "" && norm != "" { // a first version: does its prefix bring anything new?
@@ -453,12 +461,26 @@ func filterInput(u *url.URL, level int, seedDomains map[string]bool) filter.Inpu
 // are known already (Bouras et al., 3.2): the crawl goes down the levels within one run. Only a new
 // or changed page is read for links — an unchanged one has no links strata does not know.
 func (s *stage) followLinks(ctx context.Context, d *domain, u *store.DueURL, from *url.URL, resp *fetch.Response, rec *store.FetchRecord) error {
-	if len(s.run.Only) > 0 || u.Level <= 0 || rec.ContentHash == "" || (!rec.Changed && u.ContentHash != "") || !archive.IsHTML(resp.ContentType) {
+	feeds := s.c.cfg.Docs != nil
+	if len(s.run.Only) > 0 || (u.Level <= 0 && !feeds) || rec.ContentHash == "" || (!rec.Changed && u.ContentHash != "") ||
+		!archive.IsHTML(resp.ContentType) {
 		return nil
 	}
 	page, err := linkextract.Extract(resp.FinalURL, resp.Text, linkextract.Options{})
 	if err != nil {
 		return nil // the final URL did not normalise; the page is recorded, its links are not followed
+	}
+	if feeds {
+		var fs []string
+		for _, f := range page.Feeds() {
+			fs = append(fs, f.URL)
+		}
+		if err := s.noteFeeds(ctx, d, from, fs); err != nil {
+			return err
+		}
+	}
+	if u.Level <= 0 {
+		return nil
 	}
 	if page.NoFollow && !s.c.cfg.IgnoreNofollow {
 		return nil

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
+	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -19,6 +21,7 @@ import (
 	"github.com/strata-crawler/strata/archive"
 	"github.com/strata-crawler/strata/crawler"
 	"github.com/strata-crawler/strata/internal/change"
+	"github.com/strata-crawler/strata/internal/config"
 	"github.com/strata-crawler/strata/internal/fetch"
 	"github.com/strata-crawler/strata/internal/pagetext"
 	"github.com/strata-crawler/strata/internal/polite"
@@ -262,8 +265,35 @@ func (a *app) newCrawler(ctx context.Context, db *store.DB, arch *archive.Dir, p
 		Change:         change.Options{MinDistance: cfg.Change.MinDistance},
 		Budget:         cfg.Optimizer.Budget,
 		NewShare:       cfg.Optimizer.NewShare,
+		Docs:           docFetcher(cfg, robotsClient),
+		MaxFrMax:       cfg.Frequency.Max,
 	})
 	return c, client.Close, nil
+}
+
+// docFetcher returns the crawler's sitemap and feed fetcher, through the same guarded, polite
+// transport as every request; nil when hints are off.
+func docFetcher(cfg *config.Config, client *http.Client) crawler.DocFetcher {
+	if !cfg.Hints.Enabled {
+		return nil
+	}
+	return func(ctx context.Context, u string) (io.ReadCloser, time.Time, error) {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+		if err != nil {
+			return nil, time.Time{}, fmt.Errorf("fetch %s: %w", u, err)
+		}
+		req.Header.Set("User-Agent", cfg.Crawl.UserAgent)
+		resp, err := client.Do(req)
+		if err != nil {
+			return nil, time.Time{}, fmt.Errorf("fetch %s: %w", u, err)
+		}
+		if resp.StatusCode != http.StatusOK {
+			resp.Body.Close()
+			return nil, time.Time{}, fmt.Errorf("fetch %s: status %d", u, resp.StatusCode)
+		}
+		date, _ := http.ParseTime(resp.Header.Get("Date"))
+		return resp.Body, date, nil
+	}
 }
 
 // textExtractor returns the crawler's text function: pagetext for HTML, the text itself otherwise.

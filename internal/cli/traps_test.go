@@ -111,14 +111,14 @@ func TestTrapSite(t *testing.T) {
 		t.Errorf("the calendar (%d) or the counter (%d) was followed too far: the stepping pattern or the duplicate check should stop it",
 			counts["calendar"], counts["time"])
 	}
-	if n := len(web.RequestsTo(wide)); n > 400+2 {
+	if n := len(web.RequestsTo(wide)); n > 400+3 { // the items, /, robots.txt and /sitemap.xml
 		t.Errorf("%d requests to the 5,000-link site; the per-domain cap is 400 new URLs per run", n)
 	}
 	if counts["session"] != 0 {
 		t.Errorf("a session-id URL was requested %d times: the default filter strips session ids", counts["session"])
 	}
-	if n := len(web.RequestsTo(normal)); n != 4 {
-		t.Errorf("the normal site got %d requests, want robots.txt and its 3 pages", n)
+	if n := len(web.RequestsTo(normal)); n != 5 {
+		t.Errorf("the normal site got %d requests, want robots.txt, /sitemap.xml and its 3 pages", n)
 	}
 
 	report := e.mustRun("traps")

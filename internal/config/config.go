@@ -77,6 +77,9 @@ type Config struct {
 		HonourNofollow bool
 		ExternalLevel  int
 	}
+	Hints struct {
+		Enabled bool
+	}
 	Change struct {
 		MinDistance int
 	}
@@ -230,6 +233,9 @@ var schema = []field{
 	{key: "links.external_level", def: 0, min: 0, max: 100,
 		doc: "Level given to external links that the URL filter admits (with the default filter, none are).",
 		ptr: func(c *Config) any { return &c.Links.ExternalLevel }},
+	{key: "hints.enabled", def: true,
+		doc: "Read the sitemaps robots.txt declares (or /sitemap.xml) and the feeds pages link, once a day per site: a lastmod newer than strata's last fetch makes a page due now, a trusted site's \"unchanged\" spares a fetch, and listed pages strata did not know join the crawl (Xu et al.).",
+		ptr: func(c *Config) any { return &c.Hints.Enabled }},
 	{key: "change.min_distance", def: 0, min: 0, max: 64,
 		doc: "Simhash distance below which two versions count as the same; 0 compares their words exactly (numbers, dates and times always set aside). Measured: at 3, two in three one-sentence edits of a 3,000-word article go unnoticed.",
 		ptr: func(c *Config) any { return &c.Change.MinDistance }},

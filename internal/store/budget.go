@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"net/url"
 	"time"
 )
 
@@ -25,12 +24,12 @@ func (db *DB) DueSplit(ctx context.Context) (newDue, known int, err error) {
 //   - without a usable hint: S = ½ (now − last crawl) (w + c), the expected staleness cost of a page
 //     whose update time is unknown (a never-fetched page counts from when it was found);
 //   - with a hint that the page changed after our last fetch: S = (now − u) (w + c), where u is the
-//     update time: it has certainly been stale since then. u is placed on strata's clock as our
-//     last fetch + (hint_lastmod − site_date), both on the site's clock, so a site whose clock is off
-//     does not skew it.
+//     update time: it has certainly been stale since then.
 //
-// trusted lists the origins whose hints are used; a hint of any other origin is ignored here.
-func (db *DB) Prioritize(ctx context.Context, now time.Time, c float64, trusted func(origin string) bool) (int, error) {
+// updated decides the second case for a due page that carries a hint: given the hint as stored, the
+// site's clock at our last fetch and our last fetch, it returns how long ago the page changed, on
+// our clock, or false to keep the first form. A nil updated keeps the first form for every page.
+func (db *DB) Prioritize(ctx context.Context, now time.Time, c float64, updated Updated) (int, error) {
 	n := 0
 	err := db.inTx(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `UPDATE urls SET prio =
@@ -42,11 +41,11 @@ func (db *DB) Prioritize(ctx context.Context, now time.Time, c float64, trusted 
 		}
 		m, _ := res.RowsAffected()
 		n = int(m)
-		if trusted == nil {
+		if updated == nil {
 			return nil
 		}
-		rows, err := tx.QueryContext(ctx, `SELECT id, url, julianday(?1) - julianday(date) - (julianday(hint_lastmod) - julianday(site_date)), weight
-			FROM urls WHERE state = 'active' AND fr = 0 AND date IS NOT NULL AND hint_lastmod > site_date`, formatTime(now))
+		rows, err := tx.QueryContext(ctx, `SELECT id, url, hint_lastmod, site_date, date, weight
+			FROM urls WHERE state = 'active' AND fr = 0 AND date IS NOT NULL AND hint_lastmod IS NOT NULL`)
 		if err != nil {
 			return err
 		}
@@ -57,14 +56,15 @@ func (db *DB) Prioritize(ctx context.Context, now time.Time, c float64, trusted 
 		var ups []upd
 		for rows.Next() {
 			var id int64
-			var u string
-			var since, w float64
-			if err := rows.Scan(&id, &u, &since, &w); err != nil {
+			var u, hint string
+			var siteDate, last sql.NullString
+			var w float64
+			if err := rows.Scan(&id, &u, &hint, &siteDate, &last, &w); err != nil {
 				rows.Close()
 				return err
 			}
-			if trusted(originOf(u)) {
-				ups = append(ups, upd{id, max(since, 0) * (w + c)})
+			if ago, ok := updated(u, hint, parseTime(siteDate), parseTime(last)); ok {
+				ups = append(ups, upd{id, max(ago.Hours()/24, 0) * (w + c)})
 			}
 		}
 		rows.Close()
@@ -83,6 +83,10 @@ func (db *DB) Prioritize(ctx context.Context, now time.Time, c float64, trusted 
 	}
 	return n, nil
 }
+
+// Updated tells [DB.Prioritize] how long ago a hinted page changed, on strata's clock, or false when
+// its hint says nothing usable.
+type Updated func(pageURL, hint string, siteDate, lastFetch time.Time) (ago time.Duration, ok bool)
 
 // RunDomain is the fetch budget one politeness domain used in a run.
 type RunDomain struct {
@@ -129,13 +133,4 @@ func (db *DB) RunDomains(ctx context.Context, run int64) ([]RunDomain, error) {
 		out = append(out, d)
 	}
 	return out, rows.Err()
-}
-
-// originOf returns scheme://host[:port] of a stored (normalised) URL, "" if it does not parse.
-func originOf(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return ""
-	}
-	return u.Scheme + "://" + u.Host
 }

@@ -124,9 +124,11 @@ type DueURL struct {
 	New        bool    // never fetched before
 	ChangeRate float64 // estimated changes per run; 0 when not estimated yet
 	LastRun    int64   // run of the last fetch with a usable answer; 0 if none
-	// SiteDate is the site's own clock (its Date header) at the last fetch, and HintLastMod the
-	// newest date a sitemap or feed gave for the page, on the same clock; zero when unknown.
-	SiteDate, HintLastMod time.Time
+	// SiteDate is the site's own clock (its Date header) at the last fetch, zero when unknown, and
+	// HintLastMod the date a sitemap or feed last gave for the page, on the same clock, as the site
+	// wrote it (package hints reads it); "" when none.
+	SiteDate    time.Time
+	HintLastMod string
 }
 
 // DueKind selects never-fetched or known URLs.
@@ -191,7 +193,7 @@ func (db *DB) NextDue(ctx context.Context, q DueQuery) (*DueURL, error) {
 	}
 	d.ETag, d.LastModified, d.ContentHash, d.RootID = etag.String, lm.String, hash.String, root.Int64
 	d.ArchivePath, d.ChangeRate, d.LastRun = archived.String, rate.Float64, lastRun.Int64
-	d.SiteDate, d.HintLastMod = parseTime(siteDate), parseTime(hint)
+	d.SiteDate, d.HintLastMod = parseTime(siteDate), hint.String
 	return &d, nil
 }
 
@@ -520,9 +522,10 @@ type URLInfo struct {
 	Priority    float64 // the user's priority, for a seed
 	// Provider hints: the site's clock at the last fetch, the newest lastmod a sitemap or feed gave
 	// for the page on that clock, and where it came from ("sitemap", "feed"; "" if none).
-	SiteDate, HintLastMod time.Time
-	HintSource            string
-	Origin                string // scheme://host[:port]
+	SiteDate    time.Time
+	HintLastMod string
+	HintSource  string
+	Origin      string // scheme://host[:port]
 }
 
 // URLInfo returns the row of url (normalised), or an error wrapping ErrNotFound.
@@ -545,7 +548,7 @@ func (db *DB) URLInfo(ctx context.Context, url string) (*URLInfo, error) {
 	if err != nil {
 		return nil, fmt.Errorf("URL %s: %w", url, err)
 	}
-	in.LastCrawled, in.SiteDate, in.HintLastMod = parseTime(date), parseTime(siteDate), parseTime(hint)
+	in.LastCrawled, in.SiteDate, in.HintLastMod = parseTime(date), parseTime(siteDate), hint.String
 	in.Origin = originOf(in.URL)
 	if in.Statuses, err = db.RecentStatuses(ctx, in.ID, 10); err != nil {
 		return nil, err

@@ -18,11 +18,15 @@ ALTER TABLE urls ADD COLUMN hint_lastmod TEXT;
 ALTER TABLE urls ADD COLUMN hint_source TEXT;
 ALTER TABLE urls ADD COLUMN release_days INTEGER NOT NULL DEFAULT 0;
 
--- Per origin: when its sitemaps and feeds were last read, and how often its hints agreed with what
--- strata then observed (Xu et al.'s honest provider).
+-- Per origin: when its sitemaps and feeds were last read, the feeds its pages link (a JSON array),
+-- and how often its hints agreed with what strata then observed (Xu et al.'s honest provider).
 ALTER TABLE hosts ADD COLUMN hints_read_at TEXT;
+ALTER TABLE hosts ADD COLUMN feeds TEXT;
 ALTER TABLE hosts ADD COLUMN hints_agreed INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE hosts ADD COLUMN hints_disagreed INTEGER NOT NULL DEFAULT 0;
+-- Of the changes strata saw on hinted pages: those the hints announced, and those they missed.
+ALTER TABLE hosts ADD COLUMN hints_announced INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE hosts ADD COLUMN hints_missed INTEGER NOT NULL DEFAULT 0;
 
 -- A seed's priority, set by the user, for the weighted objective (1 = ordinary); pages use their seed's.
 ALTER TABLE urls ADD COLUMN priority REAL NOT NULL DEFAULT 1 CHECK (priority > 0);

@@ -1,0 +1,346 @@
+package crawler
+
+import (
+	"context"
+	"io"
+	"net/url"
+	"time"
+
+	"github.com/strata-crawler/strata/internal/hints"
+	"github.com/strata-crawler/strata/internal/store"
+)
+
+// Provider hints (Xu et al., paper 002): what sites say about their own updates. Once a day per
+// origin, before its pages, the stage reads the sitemaps its robots.txt declares (or /sitemap.xml)
+// and the feeds its pages link, one document per step like any request. A page whose lastmod is
+// newer than our last fetch of it — compared on the site's own clock, the Date header it sent with
+// that fetch — becomes due now; a due page the site calls unchanged is left for later if the
+// origin's hints have proved right; pages strata did not know join the run, through the filters and
+// the trap guard, with a first revisit interval from their changefreq.
+
+// DocFetcher fetches a sitemap or feed: the body, which the caller closes, and the site's Date
+// header (zero if absent). A non-2xx answer is an error.
+type DocFetcher func(ctx context.Context, u string) (body io.ReadCloser, siteDate time.Time, err error)
+
+// HintStore is what reading provider hints needs from the database.
+type HintStore interface {
+	HostHints(ctx context.Context, origin string) (store.HostHints, error)
+	HintsRead(ctx context.Context, origin, domain string, t time.Time) error
+	AddFeeds(ctx context.Context, origin, domain string, feeds []string) error
+	ObserveHint(ctx context.Context, origin, domain string, agreed, changed bool) error
+	ApplyHints(ctx context.Context, source string, hs []store.Hint) (known []store.HintedURL, unknown []string, err error)
+	DeferByHint(ctx context.Context, ids []int64) error
+	// StaleHints lists the origins whose sitemaps and feeds are due to be read again.
+	StaleHints(ctx context.Context, before time.Time) ([]string, error)
+}
+
+var _ HintStore = (*store.DB)(nil)
+
+const (
+	maxChildSitemaps = 20 // child sitemaps of an index read per origin and run
+	hintAudit        = 4  // one in this many pages a trusted origin calls unchanged is fetched anyway
+)
+
+type hintDoc struct {
+	url   string
+	feed  bool
+	child bool // listed by a sitemap index: an index found here is not followed
+}
+
+// hintQueue is one origin's documents still to read in this run.
+type hintQueue struct {
+	pending           []hintDoc
+	children          int
+	trust             hints.Trust
+	announced, missed int // changes seen on hinted pages that the hints announced, and not
+}
+
+// spares reports whether the origin's "not modified" hints may spare a fetch. Agreement alone is
+// not enough: a site whose lastmod never moves is right on every day its pages do not change. Its
+// hints must also have announced the changes strata then saw: at least 2 of them, and at most one
+// in five missed.
+func (q *hintQueue) spares() bool {
+	return q.trust.Act(false) && q.announced >= 2 && q.missed*5 <= q.announced
+}
+
+// hintStep reads the next hint document of the origin of u, if any is left: done reports that
+// this step was spent on it.
+func (s *stage) hintStep(ctx context.Context, d *domain, u *url.URL, e *robotsEntry) (done bool, err error) {
+	if s.c.cfg.Docs == nil || len(s.run.Only) > 0 {
+		return false, nil
+	}
+	o := origin(u)
+	q, ok := d.hints[o]
+	if !ok {
+		if q, err = s.newHintQueue(ctx, d, u, e); err != nil {
+			return false, err
+		}
+		d.hints[o] = q
+	}
+	if len(q.pending) == 0 {
+		return false, nil
+	}
+	doc := q.pending[0]
+	q.pending = q.pending[1:]
+	return true, s.readHint(ctx, d, o, q, doc)
+}
+
+func (s *stage) newHintQueue(ctx context.Context, d *domain, u *url.URL, e *robotsEntry) (*hintQueue, error) {
+	o := origin(u)
+	h, err := s.c.store.HostHints(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	q := &hintQueue{trust: hints.Trust{Agreed: h.Agreed, Disagreed: h.Disagreed}, announced: h.Announced, missed: h.Missed}
+	now := s.c.cfg.Now()
+	if !h.ReadAt.IsZero() && now.Sub(h.ReadAt) < s.c.cfg.HintsTTL {
+		return q, nil
+	}
+	// Sitemaps on the origin itself only: another host's are that host's business, and its
+	// politeness gap is not the one this worker holds.
+	for _, sm := range e.rules.Sitemaps() {
+		if su, err := url.Parse(sm); err == nil && origin(su) == o {
+			q.pending = append(q.pending, hintDoc{url: su.String()})
+		}
+	}
+	if len(q.pending) == 0 && e.rules.Allowed(s.c.token, "/sitemap.xml") {
+		q.pending = append(q.pending, hintDoc{url: o + "/sitemap.xml"})
+	}
+	for _, f := range h.Feeds {
+		if fu, err := url.Parse(f); err == nil && origin(fu) == o && e.rules.Allowed(s.c.token, fu.RequestURI()) {
+			q.pending = append(q.pending, hintDoc{url: f, feed: true})
+		}
+	}
+	// Recorded now, not after the last document: an origin whose documents fail is not asked again
+	// at every step or run of the day.
+	return q, s.c.store.HintsRead(ctx, o, d.key, now)
+}
+
+// readHint fetches and applies one sitemap or feed. A document that cannot be had or read is logged
+// and skipped: hints are a bonus, never a reason to stop.
+func (s *stage) readHint(ctx context.Context, d *domain, o string, q *hintQueue, doc hintDoc) error {
+	s.requests.Add(1)
+	base, err := url.Parse(doc.url)
+	if err != nil {
+		return nil
+	}
+	body, siteDate, err := s.c.cfg.Docs(ctx, doc.url)
+	if err != nil {
+		s.c.cfg.Log.Debug("hint document not read", "url", doc.url, "error", err)
+		return nil
+	}
+	defer body.Close()
+	lim := hints.Limits{SiteNow: siteDate}
+	var entries []hints.Entry
+	source := "sitemap"
+	if doc.feed {
+		source = "feed"
+		f, err := hints.ParseFeed(body, base, lim)
+		if err != nil {
+			s.c.cfg.Log.Debug("feed not read", "url", doc.url, "error", err)
+			return nil
+		}
+		entries = f.URLs
+	} else {
+		sm, err := hints.ParseSitemap(body, base, lim)
+		if err != nil {
+			s.c.cfg.Log.Debug("sitemap not read", "url", doc.url, "error", err)
+			return nil
+		}
+		if sm.Err != nil || sm.Truncated {
+			s.c.cfg.Log.Info("sitemap read in part", "url", doc.url, "entries", len(sm.URLs), "truncated", sm.Truncated, "error", sm.Err)
+		}
+		entries = sm.URLs
+		if !doc.child {
+			for _, c := range sm.Children {
+				if q.children == maxChildSitemaps {
+					break
+				}
+				if cu, err := url.Parse(c.URL); err == nil && origin(cu) == o {
+					q.children++
+					q.pending = append(q.pending, hintDoc{url: c.URL, child: true})
+				}
+			}
+		}
+	}
+	s.count(func(st *Stats) { st.HintDocs++ })
+	return s.applyHints(ctx, d, q, source, entries)
+}
+
+// applyHints acts on a document's entries.
+func (s *stage) applyHints(ctx context.Context, d *domain, q *hintQueue, source string, entries []hints.Entry) error {
+	if len(entries) == 0 {
+		return nil
+	}
+	hs := make([]store.Hint, len(entries))
+	byURL := make(map[string]hints.Entry, len(entries))
+	for i, e := range entries {
+		hs[i] = store.Hint{URL: e.URL, LastMod: e.LastMod.String()}
+		byURL[e.URL] = e
+	}
+	known, unknown, err := s.c.store.ApplyHints(ctx, source, hs)
+	if err != nil {
+		return err
+	}
+	var dueNow, deferred []int64
+	for _, k := range known {
+		if k.State != "active" || !k.Fetched {
+			continue
+		}
+		newer, sure := hints.NewerThanFetch(byURL[k.URL].LastMod, k.SiteDate)
+		switch {
+		case !sure:
+		case newer && k.Fr > 0 && q.trust.Act(true):
+			dueNow = append(dueNow, k.ID)
+			s.sched.addHost(k.Host)
+		case !newer && k.Fr == 0 && q.spares() && (k.ID+s.run.ID)%hintAudit != 0:
+			deferred = append(deferred, k.ID)
+		}
+	}
+	if len(dueNow) > 0 {
+		if err := s.c.store.SetDue(ctx, dueNow, nil); err != nil {
+			return err
+		}
+	}
+	if len(deferred) > 0 {
+		if err := s.c.store.DeferByHint(ctx, deferred); err != nil {
+			return err
+		}
+	}
+	s.count(func(st *Stats) {
+		st.HintedDue += len(dueNow)
+		st.Due += len(dueNow)
+		st.SkippedHint += len(deferred)
+		st.Due -= len(deferred)
+	})
+	// Pages strata did not know: found by the site's own account, one level of links below them.
+	var found []store.NewURL
+	for _, raw := range unknown {
+		nu, err := url.Parse(raw)
+		if err != nil || s.c.gate.Key(nu.Host) != d.key {
+			continue
+		}
+		dec := s.decide(nu, 0, false)
+		if !dec.Accept {
+			continue
+		}
+		if dec.URL != nil {
+			nu = dec.URL
+		}
+		frMax := s.c.cfg.NewFrMax
+		if f, ok := byURL[raw].ChangeFreq.FrMax(s.c.cfg.RunInterval, s.c.cfg.MaxFrMax); ok {
+			frMax = f
+		}
+		found = append(found, store.NewURL{URL: nu.String(), Host: nu.Host, FrMax: frMax})
+		if len(found) == discoverBatch {
+			if err := s.discover(ctx, d, nil, found); err != nil {
+				return err
+			}
+			found = found[:0]
+		}
+	}
+	return s.discover(ctx, d, nil, found)
+}
+
+// observeHint checks a hinted page's fetch against its hint, for the origin's trust.
+func (s *stage) observeHint(ctx context.Context, d *domain, pu *url.URL, u *store.DueURL, rec *store.FetchRecord) error {
+	if u.HintLastMod == "" || u.SiteDate.IsZero() || !(rec.Status == 200 || rec.NotModified) {
+		return nil
+	}
+	stamp, err := hints.ParseStamp(u.HintLastMod)
+	if err != nil {
+		return nil
+	}
+	newer, sure := hints.NewerThanFetch(stamp, u.SiteDate)
+	if !sure {
+		return nil
+	}
+	agreed := newer == rec.Changed
+	if q, ok := d.hints[origin(pu)]; ok {
+		q.trust = q.trust.Observe(newer, rec.Changed)
+		if rec.Changed && agreed {
+			q.announced++
+		} else if rec.Changed {
+			q.missed++
+		}
+	}
+	return s.c.store.ObserveHint(ctx, origin(pu), d.key, agreed, rec.Changed)
+}
+
+// hintUpdated tells Prioritize how long ago a hinted page changed, on our clock: the hint's
+// earliest time less the site's clock at our last fetch is how long after that fetch the change
+// came.
+func hintUpdated(now time.Time) store.Updated {
+	return func(_ string, hint string, siteDate, lastFetch time.Time) (time.Duration, bool) {
+		stamp, err := hints.ParseStamp(hint)
+		if err != nil {
+			return 0, false
+		}
+		newer, sure := hints.NewerThanFetch(stamp, siteDate)
+		if !sure || !newer {
+			return 0, false
+		}
+		earliest, _ := stamp.Bounds()
+		changed := lastFetch.Add(earliest.Sub(siteDate))
+		return now.Sub(changed), true
+	}
+}
+
+// noteFeeds records the feeds a page links on its own origin, to be read with the origin's hints.
+func (s *stage) noteFeeds(ctx context.Context, d *domain, pu *url.URL, feeds []string) error {
+	o := origin(pu)
+	var own []string
+	for _, f := range feeds {
+		if fu, err := url.Parse(f); err == nil && origin(fu) == o {
+			own = append(own, fu.String())
+		}
+	}
+	if len(own) == 0 {
+		return nil
+	}
+	return s.c.store.AddFeeds(ctx, o, d.key, own)
+}
+
+// hintsOnly reads the hint documents of d's origins that have nothing due: the sitemap of a site
+// whose pages all wait may say that one of them changed. done is false when none is left.
+func (s *stage) hintsOnly(ctx context.Context, d *domain) (done bool, err error) {
+	for len(d.hintOrigins) > 0 {
+		ou, perr := url.Parse(d.hintOrigins[0])
+		if perr != nil {
+			d.hintOrigins = d.hintOrigins[1:]
+			continue
+		}
+		entry, requested, err := s.robotsFor(ctx, d, ou)
+		switch {
+		case err != nil:
+			return false, err
+		case requested:
+			return true, nil
+		case entry.private || entry.rules == nil:
+			d.hintOrigins = d.hintOrigins[1:]
+			continue
+		}
+		if done, err := s.hintStep(ctx, d, ou, entry); done || err != nil {
+			return done, err
+		}
+		d.hintOrigins = d.hintOrigins[1:]
+	}
+	return false, nil
+}
+
+// addHintOrigins brings the origins whose hints are stale into the stage, each with its domain.
+func (s *stage) addHintOrigins(ctx context.Context) error {
+	if s.c.cfg.Docs == nil || len(s.run.Only) > 0 {
+		return nil
+	}
+	origins, err := s.c.store.StaleHints(ctx, s.c.cfg.Now().Add(-s.c.cfg.HintsTTL))
+	if err != nil {
+		return err
+	}
+	for _, o := range origins {
+		if ou, err := url.Parse(o); err == nil && ou.Host != "" {
+			s.sched.addHintOrigin(ou.Host, o)
+		}
+	}
+	return nil
+}

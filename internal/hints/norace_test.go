@@ -1,0 +1,5 @@
+//go:build !race
+
+package hints_test
+
+const raceEnabled = false

@@ -1,0 +1,206 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"slices"
+	"time"
+)
+
+// HostHints is what strata knows of an origin's provider hints.
+type HostHints struct {
+	ReadAt            time.Time // when its sitemaps and feeds were last read; zero if never
+	Feeds             []string  // feeds its pages link
+	Agreed, Disagreed int       // hinted fetches whose outcome the hint foretold, and not
+	Announced, Missed int       // of the changes seen on hinted pages, those the hints announced, and not
+}
+
+// maxFeeds is how many feeds strata keeps per origin: sites link one or two; more is noise.
+const maxFeeds = 8
+
+// HostHints returns origin's hint state; an origin strata never contacted has the zero value.
+func (db *DB) HostHints(ctx context.Context, origin string) (HostHints, error) {
+	var h HostHints
+	var read, feeds sql.NullString
+	err := db.sql.QueryRowContext(ctx, `SELECT hints_read_at, feeds, hints_agreed, hints_disagreed, hints_announced, hints_missed
+		FROM hosts WHERE origin = ?`, origin).Scan(&read, &feeds, &h.Agreed, &h.Disagreed, &h.Announced, &h.Missed)
+	if errors.Is(err, sql.ErrNoRows) {
+		return h, nil
+	}
+	if err != nil {
+		return h, fmt.Errorf("hints of %s: %w", origin, err)
+	}
+	h.ReadAt = parseTime(read)
+	if feeds.Valid {
+		if err := json.Unmarshal([]byte(feeds.String), &h.Feeds); err != nil {
+			h.Feeds = nil // a damaged list is rediscovered from the pages
+		}
+	}
+	return h, nil
+}
+
+// HintsRead records that origin's sitemaps and feeds were read at t.
+func (db *DB) HintsRead(ctx context.Context, origin, domain string, t time.Time) error {
+	_, err := db.sql.ExecContext(ctx, `INSERT INTO hosts (origin, domain, hints_read_at) VALUES (?, ?, ?)
+		ON CONFLICT (origin) DO UPDATE SET hints_read_at = excluded.hints_read_at`, origin, domain, formatTime(t))
+	if err != nil {
+		return fmt.Errorf("record hints read of %s: %w", origin, err)
+	}
+	return nil
+}
+
+// AddFeeds adds feeds found on origin's pages to its list (at most 8 are kept, the first found).
+func (db *DB) AddFeeds(ctx context.Context, origin, domain string, feeds []string) error {
+	err := db.inTx(ctx, func(tx *sql.Tx) error {
+		var cur sql.NullString
+		err := tx.QueryRowContext(ctx, `SELECT feeds FROM hosts WHERE origin = ?`, origin).Scan(&cur)
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return err
+		}
+		var list []string
+		if cur.Valid {
+			_ = json.Unmarshal([]byte(cur.String), &list)
+		}
+		n := len(list)
+		for _, f := range feeds {
+			if len(list) < maxFeeds && !slices.Contains(list, f) {
+				list = append(list, f)
+			}
+		}
+		if len(list) == n && cur.Valid {
+			return nil
+		}
+		b, _ := json.Marshal(list)
+		_, err = tx.ExecContext(ctx, `INSERT INTO hosts (origin, domain, feeds) VALUES (?, ?, ?)
+			ON CONFLICT (origin) DO UPDATE SET feeds = excluded.feeds`, origin, domain, string(b))
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("record feeds of %s: %w", origin, err)
+	}
+	return nil
+}
+
+// ObserveHint counts one hinted fetch of origin's: the hint foretold its outcome (agreed) or not, and
+// the content changed or not.
+func (db *DB) ObserveHint(ctx context.Context, origin, domain string, agreed, changed bool) error {
+	b := func(v bool) int {
+		if v {
+			return 1
+		}
+		return 0
+	}
+	_, err := db.sql.ExecContext(ctx, `INSERT INTO hosts (origin, domain, hints_agreed, hints_disagreed, hints_announced, hints_missed)
+		VALUES (?, ?, ?, ?, ?, ?)
+		ON CONFLICT (origin) DO UPDATE SET hints_agreed = hints_agreed + excluded.hints_agreed,
+		hints_disagreed = hints_disagreed + excluded.hints_disagreed,
+		hints_announced = hints_announced + excluded.hints_announced, hints_missed = hints_missed + excluded.hints_missed`,
+		origin, domain, b(agreed), b(!agreed), b(changed && agreed), b(changed && !agreed))
+	if err != nil {
+		return fmt.Errorf("record a hint observation of %s: %w", origin, err)
+	}
+	return nil
+}
+
+// Hint is one page's date from a sitemap or feed, on the site's clock, as the site wrote it.
+type Hint struct {
+	URL     string
+	LastMod string // the stamp as text (hints.Stamp.String); "" when the document gave none
+}
+
+// HintedURL is a known URL a hint named, with what deciding on the hint needs.
+type HintedURL struct {
+	ID       int64
+	URL      string
+	Host     string
+	State    string
+	Fr       int
+	SiteDate time.Time // the site's clock at our last fetch; zero if never fetched or no Date
+	Fetched  bool      // fetched at least once
+}
+
+// ApplyHints stores each hint's date on its URL (source "sitemap" or "feed") and returns the known
+// URLs it named; the URLs strata does not know are returned in unknown, in hint order.
+func (db *DB) ApplyHints(ctx context.Context, source string, hints []Hint) (known []HintedURL, unknown []string, err error) {
+	err = db.inTx(ctx, func(tx *sql.Tx) error {
+		st, err := tx.PrepareContext(ctx, `UPDATE urls SET hint_lastmod = coalesce(?1, hint_lastmod), hint_source = ?2
+			WHERE url = ?3 RETURNING id, host, state, fr, site_date, date IS NOT NULL`)
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		known, unknown = known[:0], unknown[:0]
+		for _, h := range hints {
+			var u HintedURL
+			var siteDate sql.NullString
+			err := st.QueryRowContext(ctx, nullString(h.LastMod), source, h.URL).
+				Scan(&u.ID, &u.Host, &u.State, &u.Fr, &siteDate, &u.Fetched)
+			if errors.Is(err, sql.ErrNoRows) {
+				unknown = append(unknown, h.URL)
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			u.URL, u.SiteDate = h.URL, parseTime(siteDate)
+			known = append(known, u)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("apply %d %s hints: %w", len(hints), source, err)
+	}
+	return known, unknown, nil
+}
+
+// DeferByHint puts due pages back on their schedule without a fetch (fr = fr_max), because their
+// site's trusted hints say they have not changed since the last fetch.
+func (db *DB) DeferByHint(ctx context.Context, ids []int64) error {
+	err := db.inTx(ctx, func(tx *sql.Tx) error {
+		for _, id := range ids {
+			if _, err := tx.ExecContext(ctx, `UPDATE urls SET fr = fr_max WHERE id = ? AND fr = 0`, id); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("defer %d pages on their hints: %w", len(ids), err)
+	}
+	return nil
+}
+
+// originOf returns scheme://host[:port] of a stored (normalised) URL, "" if it does not parse.
+func originOf(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return ""
+	}
+	return u.Scheme + "://" + u.Host
+}
+
+// StaleHints lists the origins strata has contacted, that still have active URLs, and whose
+// sitemaps and feeds were last read before before (or never).
+func (db *DB) StaleHints(ctx context.Context, before time.Time) ([]string, error) {
+	rows, err := db.sql.QueryContext(ctx, `SELECT h.origin FROM hosts h
+		WHERE (h.hints_read_at IS NULL OR h.hints_read_at < ?) AND h.robots_fetched_at IS NOT NULL
+		AND EXISTS (SELECT 1 FROM urls u WHERE u.host = substr(h.origin, instr(h.origin, '://') + 3) AND u.state = 'active')
+		ORDER BY h.origin`, formatTime(before))
+	if err != nil {
+		return nil, fmt.Errorf("origins with stale hints: %w", err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var o string
+		if err := rows.Scan(&o); err != nil {
+			return nil, fmt.Errorf("origins with stale hints: %w", err)
+		}
+		out = append(out, o)
+	}
+	return out, rows.Err()
+}
