@@ -18,8 +18,10 @@
 // changes among them, b = x (no change) or x / counter, and new fr_max = floor((fr_max + b) / 2),
 // kept within [Min, Max]. A page that changes at every crawl converges to fr_max = 1; a page that
 // never changes climbs to the fixed point of the rule (Limit−1 or Limit, or Max if that is lower).
-// Other policies (a budgeted optimiser, a sampling policy for pages without history) implement the same
-// small [Policy] interface; [New] builds one by name, for the configuration key frequency.policy.
+// [Nutch] is Apache Nutch's AdaptiveFetchSchedule, the baseline most open-source crawls run. The
+// budgeted optimiser ([MakePlan], with rates from [Estimator] or, better on short histories, a
+// [RateMix] fitted to the population) and Ghodsi et al.'s sampling policy ([Hybrid]) are the other
+// policies; [New] builds the per-page ones by name, for the configuration key frequency.policy.
 //
 // # Selective incremental crawling
 //
@@ -29,6 +31,7 @@
 // [Selective.NextThreshold] moves that threshold each time the hub comes due. [HubAdjust] shortens the
 // interval of a hub whose children change much more often than the hub itself (the paper's "6 → 3").
 //
-// Everything here is pure: no I/O, no clocks, no randomness, no shared state except the policy
-// registry, so every function and method is safe for concurrent use.
+// Everything here is pure: no I/O, no clocks, no shared state except the policy registry, and no
+// randomness but the caller's own generator handed to a [Sampler]; every function and method is
+// safe for concurrent use except where its comment says otherwise ([Sampler], [RateMix.Fit]).
 package frequency

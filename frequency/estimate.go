@@ -182,16 +182,8 @@ func (e Estimator) Estimate(h []Interval) (lambda float64, ok bool) {
 		pseudoChanged = k * p0
 		rhs += k * (1 - p0) * mean
 	}
-	// score is decreasing in λ: > 0 below the root, < 0 above. It returns the score and its derivative
-	// with respect to λ, using d/dλ I/(e^{λI} − 1) = −I² e^{λI} / (e^{λI} − 1)².
-	term := func(l, lambda float64) (v, d float64) {
-		em := math.Expm1(lambda * l)
-		if math.IsInf(em, 1) {
-			return 0, 0
-		}
-		v = l / em
-		return v, -v * v * (em + 1)
-	}
+	// score is decreasing in λ: > 0 below the root, < 0 above.
+	term := changedTerm
 	score := func(lambda float64) (s, ds float64) {
 		for _, iv := range h {
 			if iv.Changed && usable(iv.Length) {
@@ -205,18 +197,25 @@ func (e Estimator) Estimate(h []Interval) (lambda float64, ok bool) {
 		}
 		return s - rhs, ds
 	}
+	return solve(lo, hi, score), true
+}
+
+// solve returns the root in [lo, hi] of a score that decreases in λ (positive below the root), or
+// the bound the root lies beyond. score returns the score and its derivative.
+//
+// Safeguarded Newton: the root stays bracketed in [a, b], and a Newton step that leaves the bracket
+// is replaced by bisection on log λ. The score is convex, so from the left of the root Newton's
+// steps approach it monotonically (at least doubling λ while far below it), and they converge
+// quadratically near it: a dozen evaluations instead of forty for plain bisection.
+func solve(lo, hi float64, score func(lambda float64) (s, ds float64)) float64 {
 	if s, _ := score(lo); s <= 0 {
-		return lo, true
+		return lo
 	}
 	if s, _ := score(hi); s >= 0 {
-		return hi, true
+		return hi
 	}
-	// Safeguarded Newton: the root stays bracketed in [a, b], and a Newton step that leaves the
-	// bracket is replaced by bisection on log λ. The score is convex, so from the left of the root
-	// Newton's steps approach it monotonically (at least doubling λ while far below it), and they
-	// converge quadratically near it: a dozen evaluations instead of forty for plain bisection.
 	a, b := lo, hi
-	lambda = math.Sqrt(lo * hi)
+	lambda := math.Sqrt(lo * hi)
 	for range 200 {
 		s, ds := score(lambda)
 		if s > 0 {
@@ -240,5 +239,16 @@ func (e Estimator) Estimate(h []Interval) (lambda float64, ok bool) {
 		}
 		lambda = next
 	}
-	return min(max(lambda, lo), hi), true
+	return min(max(lambda, lo), hi)
+}
+
+// changedTerm is I/(e^{λI} − 1), one changed interval's share of the score, and its derivative in λ,
+// −I² e^{λI}/(e^{λI} − 1)².
+func changedTerm(l, lambda float64) (v, d float64) {
+	em := math.Expm1(lambda * l)
+	if math.IsInf(em, 1) {
+		return 0, 0
+	}
+	v = l / em
+	return v, -v * v * (em + 1)
 }

@@ -40,5 +40,5 @@ func ExampleNew() {
 	fmt.Println(err)
 	// Output:
 	// bouras <nil>
-	// unknown policy "optimal" (known: bouras)
+	// unknown policy "optimal" (known: bouras, nutch)
 }

@@ -219,3 +219,66 @@ func FrMaxFor(x, T int) int {
 	}
 	return min(max((T+x/2)/x, 1), T)
 }
+
+// AllocateIntervals returns a revisit interval in runs for the pages of each bucket, f_b in
+// [fLo, fHi], minimising Σ_b Pages_b · Weight_b · S_b(f_b) subject to Σ_b Pages_b / f_b <= budget,
+// where budget is in crawls per run and S_b(f) = [Staleness](Rate_b, f, 0) is the time-average
+// staleness of a page crawled every f runs.
+//
+// It is [Allocate]'s problem with the interval, the thing a crawler with one fr_max per page can
+// actually do, as the decision: Allocate's crawls per period must be rounded to an interval
+// afterwards ([FrMaxFor]), and the rounding of T/x can cost up to a third more crawls than
+// allocated (T = 30, x = 4: fr_max 8, 3.75 crawls a period where 4 were allowed; summed over the
+// buckets the load can end above the budget, and the runs that are over it leave pages overdue) or
+// leave part of the budget unused. Here every interval from fHi down to fLo is a step of its own, the
+// load Σ Pages/f is exact, and it never exceeds the budget (unless fHi alone does).
+//
+// The algorithm is Fox's greedy again: every bucket starts at fHi, and the next step goes to the
+// bucket with the largest decrease of the objective per crawl per run it costs,
+// Weight · (S(f) − S(f−1)) / (1/(f−1) − 1/f). Staleness is convex in the crawl rate 1/f, so each
+// bucket's ratios decrease as its interval shortens and the greedy takes the best steps there are;
+// a step that does not fit in what is left of the budget drops its bucket, as in Allocate. fLo < 1
+// counts as 1 and fHi below fLo as fLo. AllocateIntervals does not modify buckets.
+func AllocateIntervals(buckets []BucketLoad, budget float64, fLo, fHi int) []int {
+	fLo = max(fLo, 1)
+	fHi = max(fHi, fLo)
+	f := make([]int, len(buckets))
+	left := budget
+	h := make(gainHeap, 0, len(buckets))
+	for i, b := range buckets {
+		f[i] = fHi
+		left -= float64(max(b.Pages, 0)) / float64(fHi)
+		if g := intervalGain(b, fHi); b.Pages > 0 && fHi > fLo && g > 0 {
+			h = append(h, gainItem{bucket: i, gain: g})
+		}
+	}
+	heap.Init(&h)
+	for len(h) > 0 && left > 0 {
+		top := h[0]
+		b := buckets[top.bucket]
+		cur := f[top.bucket]
+		cost := float64(b.Pages) * (1/float64(cur-1) - 1/float64(cur))
+		if cost > left {
+			heap.Pop(&h)
+			continue
+		}
+		left -= cost
+		f[top.bucket] = cur - 1
+		if g := intervalGain(b, cur-1); cur-1 > fLo && g > 0 {
+			h[0].gain = g
+			heap.Fix(&h, 0)
+		} else {
+			heap.Pop(&h)
+		}
+	}
+	return f
+}
+
+// intervalGain is the objective's decrease per crawl per run when b's interval goes from f to f−1.
+func intervalGain(b BucketLoad, f int) float64 {
+	if !(b.Weight > 0) || f <= 1 {
+		return 0
+	}
+	drop := Staleness(b.Rate, float64(f), 0) - Staleness(b.Rate, float64(f-1), 0)
+	return b.Weight * drop / (1/float64(f-1) - 1/float64(f))
+}

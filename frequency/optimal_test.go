@@ -368,3 +368,83 @@ func BenchmarkAllocate(bm *testing.B) {
 		Allocate(b, 2_000_000*T, 1, T, T)
 	}
 }
+
+// TestAllocateIntervalsBruteForce compares the interval greedy with every combination on small
+// instances: never over the budget, and within the bound of one rejected step of the optimum.
+func TestAllocateIntervalsBruteForce(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	exact := 0
+	const n = 400
+	for i := range n {
+		nb := 1 + r.IntN(3)
+		b := make([]BucketLoad, nb)
+		for k := range b {
+			b[k] = BucketLoad{Pages: 1 + r.IntN(20), Rate: math.Exp(r.Float64()*6 - 5), Weight: 1}
+		}
+		fLo, fHi := 1, 2+r.IntN(8)
+		minLoad := 0.0
+		for _, x := range b {
+			minLoad += float64(x.Pages) / float64(fHi)
+		}
+		budget := minLoad + r.Float64()*20
+		f := AllocateIntervals(b, budget, fLo, fHi)
+		load, got := 0.0, 0.0
+		for k, x := range b {
+			if f[k] < fLo || f[k] > fHi {
+				t.Fatalf("instance %d: interval %d outside [%d, %d]", i, f[k], fLo, fHi)
+			}
+			load += float64(x.Pages) / float64(f[k])
+			got += float64(x.Pages) * Staleness(x.Rate, float64(f[k]), 0)
+		}
+		if load > budget+1e-9 {
+			t.Fatalf("instance %d: load %v over the budget %v", i, load, budget)
+		}
+		best := math.Inf(1)
+		cur := make([]int, nb)
+		var rec func(k int)
+		rec = func(k int) {
+			if k == nb {
+				l, s := 0.0, 0.0
+				for j, x := range b {
+					l += float64(x.Pages) / float64(cur[j])
+					s += float64(x.Pages) * Staleness(x.Rate, float64(cur[j]), 0)
+				}
+				if l <= budget+1e-9 {
+					best = min(best, s)
+				}
+				return
+			}
+			for f := fLo; f <= fHi; f++ {
+				cur[k] = f
+				rec(k + 1)
+			}
+		}
+		rec(0)
+		if got < best-1e-9 {
+			t.Fatalf("instance %d: greedy %v below the optimum %v", i, got, best)
+		}
+		if got <= best+1e-9 {
+			exact++
+		}
+	}
+	if exact < n*8/10 {
+		t.Errorf("greedy optimal on %d of %d instances, want at least 80%%", exact, n)
+	}
+	t.Logf("interval greedy optimal on %d of %d small instances", exact, n)
+}
+
+// TestMakePlanLoadWithinBudget: the plan's load Σ pages/fr_max never exceeds the budget, and uses
+// most of it, where the rounding of crawls per period to intervals could overshoot.
+func TestMakePlanLoadWithinBudget(t *testing.T) {
+	k := Buckets{}
+	for _, budget := range []int{3000, 5000, 10000, 20000} {
+		var groups []Group
+		for b := 0; b < 256; b += 5 {
+			groups = append(groups, Group{Bucket: b, Pages: 200 + 7*b, Rate: k.Rate(uint8(b))})
+		}
+		p := MakePlan(groups, PlanConfig{Budget: budget, Period: 30, MinCrawls: 1, Buckets: k})
+		if p.ExpectedPerRun > float64(budget)+1e-9 || p.ExpectedPerRun < 0.95*float64(budget) {
+			t.Errorf("budget %d: plan load %.1f per run, want within (95%%, 100%%] of the budget", budget, p.ExpectedPerRun)
+		}
+	}
+}

@@ -46,10 +46,13 @@ type PlanBucket struct {
 	Staleness      float64 // expected time-average staleness of a page of this bucket
 }
 
-// MakePlan allocates Budget·Period crawls per period over the buckets with Fox's greedy, minimising
-// the pages' total time-average staleness (Wolf et al.'s A(x) for a Poisson process of the bucket's
-// rate), as WebFountain does per bucket. Pages without an estimate are assumed to change at the mean
-// estimated rate.
+// MakePlan shares Budget crawls per run out between the buckets with Fox's greedy, minimising the
+// pages' total (weighted) time-average staleness (Wolf et al.'s A for a Poisson process of the
+// bucket's rate), as WebFountain does per bucket. The decision is each bucket's revisit interval, a
+// whole number of runs between Period/MaxCrawls and Period/MinCrawls ([AllocateIntervals]): that is
+// what strata's fr_max can realise, so the plan's load Σ pages/fr_max is exact and stays within the
+// budget. Crawls is then the rounded number of crawls per period, Period/FrMax. Pages without an
+// estimate are assumed to change at the mean estimated rate.
 func MakePlan(groups []Group, cfg PlanConfig) *Plan {
 	if cfg.MaxCrawls <= 0 || cfg.MaxCrawls > cfg.Period {
 		cfg.MaxCrawls = cfg.Period
@@ -93,13 +96,16 @@ func MakePlan(groups []Group, cfg PlanConfig) *Plan {
 		p.Buckets = append(p.Buckets, b)
 		p.Pages += l.Pages
 	}
-	x := Allocate(fl, float64(cfg.Budget*cfg.Period), cfg.MinCrawls, cfg.MaxCrawls, float64(cfg.Period))
+	period := max(cfg.Period, 1)
+	fLo := (period + cfg.MaxCrawls - 1) / max(cfg.MaxCrawls, 1) // ⌈T / max⌉: at most MaxCrawls a period
+	fHi := period / max(cfg.MinCrawls, 1)                       // ⌊T / min⌋: at least MinCrawls a period
+	f := AllocateIntervals(fl, float64(cfg.Budget), fLo, fHi)
 	stale := 0.0
 	for i := range p.Buckets {
 		b := &p.Buckets[i]
-		b.FrMax = FrMaxFor(x[i], cfg.Period)
-		b.Crawls = x[i]
-		b.Staleness = Staleness(b.Rate, float64(cfg.Period), x[i])
+		b.FrMax = f[i]
+		b.Crawls = int(math.Round(float64(period) / float64(f[i])))
+		b.Staleness = Staleness(b.Rate, float64(f[i]), 0)
 		p.ExpectedPerRun += float64(b.Pages) / float64(b.FrMax)
 		stale += b.Staleness * float64(b.Pages)
 	}

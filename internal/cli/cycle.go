@@ -2,8 +2,10 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -104,11 +106,28 @@ func (s *session) policy() (frequency.Policy, error) {
 }
 
 // recalc runs the Frequency Manager for run; with the optimal policy it estimates the change rates of
-// the pages crawled, then plans every page's fr_max and phase under the budget.
+// the pages crawled against the population prior the last run fitted, refits and keeps the prior,
+// then plans every page's fr_max and phase under the budget.
 func (s *session) recalc(ctx context.Context, c *crawler.Crawler, policy frequency.Policy, run int64) (*crawler.RecalcStats, error) {
-	rs, err := c.Recalc(ctx, s.db, crawler.Run{ID: run}, policy, s.a.cfg.Frequency.Limit)
+	var rates *crawler.Rates
+	if policy == nil {
+		var err error
+		if rates, err = s.ratePrior(ctx); err != nil {
+			return nil, err
+		}
+	}
+	rs, err := c.RecalcWith(ctx, s.db, crawler.Run{ID: run}, policy, s.a.cfg.Frequency.Limit, rates)
 	if err != nil {
 		return rs, err
+	}
+	if rates != nil {
+		body, err := json.Marshal(rates.Mix)
+		if err != nil {
+			return rs, fmt.Errorf("save the change-rate prior: %w", err)
+		}
+		if err := s.db.SaveModel(ctx, ratePriorModel, body); err != nil {
+			return rs, err
+		}
 	}
 	if _, err := c.Releases(ctx, s.db, crawler.Run{ID: run}); err != nil {
 		return rs, err
@@ -125,6 +144,40 @@ func (s *session) recalc(ctx context.Context, c *crawler.Crawler, policy frequen
 	s.a.log.Info("optimal plan applied", "buckets", len(plan.Buckets), "expected_per_run", fmt.Sprintf("%.1f", plan.ExpectedPerRun),
 		"budget", plan.Budget, "expected_freshness", fmt.Sprintf("%.3f", plan.ExpectedFreshness))
 	return rs, nil
+}
+
+// ratePriorModel names the optimal policy's change-rate prior in the models table.
+const ratePriorModel = "rate_prior"
+
+// ratePriors are the rates of the prior: log-spaced over the buckets' range.
+const ratePriors = 25
+
+// ratePrior loads the optimal policy's change-rate prior as the last run left it (a flat one the
+// first time, or when the rate range was changed since), with the budget's mean revisit interval.
+func (s *session) ratePrior(ctx context.Context) (*crawler.Rates, error) {
+	o := s.a.cfg.Optimizer
+	mix := frequency.NewRateMix(o.MinRate, o.MaxRate, ratePriors)
+	body, err := s.db.Model(ctx, ratePriorModel)
+	switch {
+	case err == nil:
+		var stored frequency.RateMix
+		if json.Unmarshal(body, &stored) == nil && len(stored.Rates) == ratePriors && len(stored.Weights) == ratePriors &&
+			math.Abs(stored.Rates[0]/mix.Rates[0]-1) < 1e-9 && math.Abs(stored.Rates[ratePriors-1]/mix.Rates[ratePriors-1]-1) < 1e-9 {
+			mix = stored
+		}
+	case !errors.Is(err, store.ErrNotFound):
+		return nil, err
+	}
+	loads, err := s.db.BucketLoads(ctx, false)
+	if err != nil {
+		return nil, err
+	}
+	pages := 0
+	for _, l := range loads {
+		pages += l.Pages
+	}
+	interval := float64(max(pages, 1)) / float64(max(o.Budget, 1))
+	return &crawler.Rates{Mix: &mix, Interval: max(interval, 1)}, nil
 }
 
 func (a *app) optimalConfig() frequency.PlanConfig {

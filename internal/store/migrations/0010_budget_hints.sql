@@ -49,3 +49,10 @@ CREATE TABLE run_domains (
     expected REAL    NOT NULL DEFAULT 0,
     PRIMARY KEY (run_id, domain)
 ) WITHOUT ROWID;
+
+-- Small fitted models kept from run to run, by name (the change-rate prior of the optimal policy).
+CREATE TABLE models (
+    name       TEXT PRIMARY KEY,
+    body       TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+) WITHOUT ROWID;

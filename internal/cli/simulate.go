@@ -1,0 +1,169 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/strata-crawler/strata/internal/simulate"
+)
+
+// simulateOptions are the flags of strata simulate.
+type simulateOptions struct {
+	mix, budget, plot, policies string
+	pages, sites, days          int
+	seed                        uint64
+	births, deaths              float64
+	asJSON                      bool
+}
+
+func newSimulateCmd(a *app) *cobra.Command {
+	var o simulateOptions
+	cmd := &cobra.Command{
+		Use:   "simulate [--mix M] [--pages N] [--sites H] [--days D] [--budget B] [--json] [--plot out.svg|out.png]",
+		Short: "Compare the revisit policies side by side on a synthetic web in memory",
+		Long: `Simulate a synthetic web in memory, day by day, and crawl it with every revisit policy side by side,
+using the same frequency code strata run uses: crawl-everything, uniform and proportional at the
+budget, Nutch's adaptive schedule, bouras (with and without the selective rule), hybrid, optimal
+with estimated rates, and two references no crawler can reach, optimal with the true rates and the
+oracle that fetches exactly the pages that changed. It touches no database and no network.
+
+Mixes: cho (Cho and Garcia-Molina's measured change intervals), wolf (Wolf et al.'s Poisson, Pareto
+and quasi-deterministic pages), bouras (with the two hub archetypes of Bouras's table 2), all, or a
+list such as "static=0.2,cho=0.5,pareto=0.2,weekly=0.1,hub-a=0.05". The budget is a share of the
+pages (0.2 or 20%) or pages per day (20000).`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runSimulate(cmd.Context(), a, o)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.mix, "mix", "all", "change processes: a preset ("+strings.Join(simulate.PresetNames(), ", ")+") or process=share,...")
+	f.IntVar(&o.pages, "pages", 100_000, "pages of the initial crawl")
+	f.IntVar(&o.sites, "sites", 100, "sites they are spread over")
+	f.IntVar(&o.days, "days", 60, "days to simulate, one run a day")
+	f.Uint64Var(&o.seed, "seed", 1, "random seed: the same seed gives the same web and results")
+	f.StringVar(&o.budget, "budget", "0.2", "fetches per day of the budgeted policies: a share of the pages (0.2, 20%) or a number of pages")
+	f.Float64Var(&o.births, "births", 0.002, "new pages per day, as a share of the pages")
+	f.Float64Var(&o.deaths, "deaths", 0.001, "probability per day that a page disappears")
+	f.StringVar(&o.policies, "policies", "", "comma-separated policies (default all: "+strings.Join(simulate.PolicyNames(), ", ")+")")
+	f.BoolVar(&o.asJSON, "json", false, "print the results as JSON")
+	f.StringVar(&o.plot, "plot", "", "draw freshness vs fetches per day, and freshness over time, into this .svg or .png file")
+	return cmd
+}
+
+// parseBudget reads a share of pages ("0.2", "20%") or a number of pages per day ("20000").
+func parseBudget(s string, pages int) (int, error) {
+	t := strings.TrimSpace(s)
+	if pct, ok := strings.CutSuffix(t, "%"); ok {
+		v, err := strconv.ParseFloat(strings.TrimSpace(pct), 64)
+		if err != nil || !(v > 0 && v <= 100) {
+			return 0, usagef("simulate: --budget %q: a percentage must be above 0 and at most 100", s)
+		}
+		return max(int(v/100*float64(pages)+0.5), 1), nil
+	}
+	v, err := strconv.ParseFloat(t, 64)
+	switch {
+	case err != nil || !(v > 0):
+		return 0, usagef("simulate: --budget %q: want a share of the pages (0.2, 20%%) or pages per day (20000)", s)
+	case v <= 1:
+		return max(int(v*float64(pages)+0.5), 1), nil
+	case v != float64(int(v)):
+		return 0, usagef("simulate: --budget %q: pages per day must be a whole number", s)
+	}
+	return int(v), nil
+}
+
+func runSimulate(ctx context.Context, a *app, o simulateOptions) error {
+	mix, err := simulate.ParseMix(o.mix)
+	if err != nil {
+		return usagef("simulate: --mix: %v", err)
+	}
+	budget, err := parseBudget(o.budget, o.pages)
+	if err != nil {
+		return err
+	}
+	var format string
+	if o.plot != "" {
+		switch ext := strings.ToLower(filepath.Ext(o.plot)); ext {
+		case ".svg", ".png":
+			format = ext[1:]
+		default:
+			return usagef("simulate: --plot %q: the file name must end in .svg or .png", o.plot)
+		}
+	}
+	cfg := simulate.Config{Pages: o.pages, Sites: o.sites, Days: o.days, Seed: o.seed, Mix: mix, Budget: budget,
+		Births: o.births, Deaths: o.deaths}
+	if o.policies != "" {
+		for _, p := range strings.Split(o.policies, ",") {
+			cfg.Policies = append(cfg.Policies, strings.TrimSpace(p))
+		}
+	}
+	res, err := simulate.Run(ctx, cfg)
+	if errors.Is(err, simulate.ErrConfig) {
+		return usageError{err}
+	}
+	if err != nil {
+		return err
+	}
+	if format != "" {
+		if err := writePlotFile(o.plot, format, res); err != nil {
+			return err
+		}
+	}
+	if o.asJSON {
+		return writeJSON(a.stdout, res)
+	}
+	return writeSimulateTable(a, res)
+}
+
+func writeSimulateTable(a *app, res *simulate.Result) error {
+	c := res.Config
+	fmt.Fprintf(a.stdout, "%d pages on %d sites (%d ever, %d changes), %d days, mix %s, budget %d pages/day, seed %d, in %v\n\n",
+		c.Pages, c.Sites, res.Pages, res.Changes, c.Days, res.MixText, c.Budget, c.Seed, res.Elapsed.Round(1e6))
+	tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "POLICY\tFETCHES/DAY\tFRESHNESS\tSTALE AGE (DAYS)\tEFFICIENCY\tCHANGES MISSED\tNEW PAGE DELAY (DAYS)\t")
+	for _, p := range res.Policies {
+		fmt.Fprintf(tw, "%s\t%.0f\t%.3f\t%.2f\t%.3f\t%.1f%%\t%.2f (%d/%d)\t\n", p.Name, p.FetchesPerDay, p.Freshness, p.MeanStaleAge,
+			p.Efficiency, 100*p.MissedShare, p.DiscoveryDelay, p.NewFetched, p.NewPages)
+	}
+	return tw.Flush()
+}
+
+// writePlotFile writes the plot next to its final name and renames it into place, so that a reader
+// never sees half a file.
+func writePlotFile(path, format string, res *simulate.Result) error {
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, ".strata-plot-*")
+	if err != nil {
+		return fmt.Errorf("plot %s: %w", path, err)
+	}
+	tmp := f.Name()
+	defer os.Remove(tmp) // after a successful rename there is nothing left to remove
+	if err := res.WritePlot(f, format); err != nil {
+		f.Close()
+		return fmt.Errorf("plot %s: %w", path, err)
+	}
+	if err := f.Chmod(0o644); err != nil { // CreateTemp makes it 0600; a plot is for others to read
+		f.Close()
+		return fmt.Errorf("plot %s: %w", path, err)
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return fmt.Errorf("plot %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("plot %s: %w", path, err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("plot %s: %w", path, err)
+	}
+	return nil
+}

@@ -1,0 +1,210 @@
+package simulate
+
+import (
+	"bytes"
+	"errors"
+	"math"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func mustMix(tb testing.TB, s string) Mix {
+	tb.Helper()
+	m, err := ParseMix(s)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return m
+}
+
+func mustRun(tb testing.TB, cfg Config) *Result {
+	tb.Helper()
+	res, err := Run(tb.Context(), cfg)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return res
+}
+
+func byName(res *Result) map[string]PolicyResult {
+	m := map[string]PolicyResult{}
+	for _, p := range res.Policies {
+		m[p.Name] = p
+	}
+	return m
+}
+
+func TestParseMix(t *testing.T) {
+	tests := []struct {
+		in      string
+		want    string
+		wantErr string
+	}{
+		{"cho", "cho=1", ""},
+		{" Wolf ", "zipf=0.6,pareto=0.3,weekly=0.1", ""},
+		{"static=0.2, cho=0.8,hub-b=0.1", "static=0.2,cho=0.8,hub-b=0.1", ""},
+		{"", "", "empty"},
+		{"cho", "cho=1", ""},
+		{"bogus=1", "", "unknown process"},
+		{"cho=-1", "", "must be a number >= 0"},
+		{"cho", "cho=1", ""},
+		{"cho=1,hub-a=0.7,hub-b=0.5", "", "more than 1"},
+		{"static=0", "", "all shares are 0"},
+		{"cho", "cho=1", ""},
+		{"nonsense", "", "not process=share"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			m, err := ParseMix(tt.in)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("ParseMix(%q) error %v, want %q", tt.in, err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil || m.String() != tt.want {
+				t.Fatalf("ParseMix(%q) = %q, %v; want %q", tt.in, m.String(), err, tt.want)
+			}
+		})
+	}
+}
+
+// TestChoCalibration: the cho mix reproduces Cho and Garcia-Molina's distribution of mean change
+// intervals, and the site copula keeps it whatever the correlation.
+func TestChoCalibration(t *testing.T) {
+	for _, corr := range []float64{0, 0.6} {
+		w := newWeb(webConfig{pages: 20000, sites: 400, days: 10, mix: mustMix(t, "cho"), siteCorrelation: corr, seed: 3})
+		edges := []float64{0, 1.0 / 120, 1.0 / 30, 1.0 / 7, 1, math.Inf(1)}
+		want := []float64{0.30, 0.16, 0.16, 0.15, 0.23}
+		for k := range want {
+			n := 0
+			for _, p := range w.pages {
+				if !p.root && p.rate >= edges[k] && p.rate < edges[k+1] {
+					n++
+				}
+			}
+			if got := float64(n) / float64(len(w.pages)-400); math.Abs(got-want[k]) > 0.03 {
+				t.Errorf("correlation %v: share of pages with rate in [%.4f, %.4f) = %.3f, want %.2f", corr, edges[k], edges[k+1], got, want[k])
+			}
+		}
+	}
+}
+
+func TestRunValidates(t *testing.T) {
+	good := Config{Pages: 100, Sites: 2, Days: 5, Budget: 10, Mix: mustMix(t, "cho")}
+	for _, tt := range []struct {
+		name string
+		edit func(*Config)
+	}{
+		{"no pages", func(c *Config) { c.Pages = 0 }},
+		{"more sites than pages", func(c *Config) { c.Sites = 200 }},
+		{"one day", func(c *Config) { c.Days = 1 }},
+		{"no budget", func(c *Config) { c.Budget = 0 }},
+		{"births above 1", func(c *Config) { c.Births = 2 }},
+		{"unknown policy", func(c *Config) { c.Policies = []string{"lru"} }},
+		{"empty mix", func(c *Config) { c.Mix = Mix{} }},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			c := good
+			tt.edit(&c)
+			if _, err := Run(t.Context(), c); !errors.Is(err, ErrConfig) {
+				t.Errorf("Run error %v, want ErrConfig", err)
+			}
+		})
+	}
+}
+
+// TestRunInvariants runs every policy on a small web with every process, births and deaths, and
+// checks what must hold whatever the numbers: the same seed gives the same result; budgeted
+// policies never exceed the budget; the oracle fetches only changed pages and is the freshest; and
+// the metrics are within their ranges.
+func TestRunInvariants(t *testing.T) {
+	cfg := Config{Pages: 3000, Sites: 6, Days: 30, Seed: 7, Mix: mustMix(t, "all"), Budget: 600, Births: 0.005, Deaths: 0.003}
+	res := mustRun(t, cfg)
+	again := mustRun(t, cfg)
+	res.Elapsed, again.Elapsed = 0, 0
+	if !reflect.DeepEqual(res, again) {
+		t.Fatal("the same config gave different results")
+	}
+	if len(res.Policies) != len(PolicyNames()) {
+		t.Fatalf("%d policies, want %d", len(res.Policies), len(PolicyNames()))
+	}
+	m := byName(res)
+	budgeted := map[string]bool{"uniform": true, "proportional": true, "nutch": true, "hybrid": true, "optimal": true, "optimal-true": true}
+	for _, p := range res.Policies {
+		for d, n := range p.DailyFetches[1:] {
+			if budgeted[p.Name] && n > cfg.Budget {
+				t.Errorf("%s: %d fetches at run %d, budget %d", p.Name, n, d+1, cfg.Budget)
+			}
+		}
+		if !(p.Freshness > 0 && p.Freshness <= 1) || !(p.Efficiency >= 0 && p.Efficiency <= 1) || p.MeanStaleAge < 0 ||
+			!(p.MissedShare >= 0 && p.MissedShare <= 1) || len(p.DailyFresh) != cfg.Days {
+			t.Errorf("%s: metrics out of range: %+v", p.Name, p)
+		}
+		if p.Freshness > m["oracle"].Freshness+1e-12 {
+			t.Errorf("%s: freshness %.4f above the oracle's %.4f", p.Name, p.Freshness, m["oracle"].Freshness)
+		}
+		if p.NewPages == 0 || p.NewFetched > p.NewPages {
+			t.Errorf("%s: %d of %d new pages fetched", p.Name, p.NewFetched, p.NewPages)
+		}
+	}
+	if e := m["oracle"].Efficiency; e != 1 {
+		t.Errorf("oracle efficiency %v, want 1", e)
+	}
+	if m["oracle"].FetchesPerDay >= m["everything"].FetchesPerDay {
+		t.Errorf("oracle fetches %v per day, everything %v", m["oracle"].FetchesPerDay, m["everything"].FetchesPerDay)
+	}
+	var buf bytes.Buffer
+	if err := res.WritePlot(&buf, "svg"); err != nil || !strings.Contains(buf.String(), "<svg") {
+		t.Errorf("svg plot: %v, %d bytes", err, buf.Len())
+	}
+	buf.Reset()
+	if err := res.WritePlot(&buf, "png"); err != nil || !bytes.HasPrefix(buf.Bytes(), []byte("\x89PNG")) {
+		t.Errorf("png plot: %v, %d bytes", err, buf.Len())
+	}
+	if err := res.WritePlot(&buf, "gif"); err == nil {
+		t.Error("gif plot: no error")
+	}
+}
+
+// TestOptimalBar is issue #8's bar: on a Cho-calibrated web, with rates estimated from its own
+// fetch history, the optimal policy beats uniform and Nutch's adaptive schedule in freshness at
+// daily budgets of 10 %, 20 % and 50 % of the pages.
+func TestOptimalBar(t *testing.T) {
+	for _, share := range []float64{0.1, 0.2, 0.5} {
+		cfg := Config{Pages: 10000, Sites: 10, Days: 60, Seed: 1, Mix: mustMix(t, "cho"), Budget: int(share * 10000),
+			Policies: []string{"uniform", "nutch", "optimal"}}
+		m := byName(mustRun(t, cfg))
+		opt, uni, nut := m["optimal"].Freshness, m["uniform"].Freshness, m["nutch"].Freshness
+		t.Logf("budget %2.0f%%: optimal %.4f, uniform %.4f, nutch %.4f", 100*share, opt, uni, nut)
+		if !(opt > uni && opt > nut) {
+			t.Errorf("budget %.0f%%: optimal %.4f does not beat uniform %.4f and nutch %.4f", 100*share, opt, uni, nut)
+		}
+	}
+}
+
+// TestPaperFindings reproduces what the simulator can of the papers' findings on a web with hubs:
+// Bouras's adaptivity saves at least the 28 % of fetches the paper reports against crawling
+// everything, and the selective rule buys freshness; Ghodsi's efficiency ordering, the oracle above
+// the hybrid policy above uniform above crawling everything.
+func TestPaperFindings(t *testing.T) {
+	cfg := Config{Pages: 6000, Sites: 12, Days: 40, Seed: 2, Mix: mustMix(t, "bouras"), Budget: 1200,
+		Policies: []string{"everything", "uniform", "bouras", "bouras-plain", "hybrid", "oracle"}}
+	m := byName(mustRun(t, cfg))
+	saved := 1 - m["bouras"].FetchesPerDay/m["everything"].FetchesPerDay
+	t.Logf("bouras: %.0f fetches/day, %.1f%% fewer than crawling everything; freshness %.4f (plain %.4f, %.0f fetches/day)",
+		m["bouras"].FetchesPerDay, 100*saved, m["bouras"].Freshness, m["bouras-plain"].Freshness, m["bouras-plain"].FetchesPerDay)
+	if saved < 0.28 {
+		t.Errorf("bouras saves %.1f%% of the fetches of crawling everything, want at least 28%%", 100*saved)
+	}
+	if !(m["bouras"].Freshness >= m["bouras-plain"].Freshness) {
+		t.Errorf("selective rule: freshness %.4f below the plain rule's %.4f", m["bouras"].Freshness, m["bouras-plain"].Freshness)
+	}
+	e := func(n string) float64 { return m[n].Efficiency }
+	t.Logf("efficiency: oracle %.3f, hybrid %.3f, uniform %.3f, everything %.3f", e("oracle"), e("hybrid"), e("uniform"), e("everything"))
+	if !(e("oracle") > e("hybrid") && e("hybrid") > e("uniform") && e("uniform") > e("everything")) {
+		t.Errorf("efficiency ordering broken: oracle %.3f, hybrid %.3f, uniform %.3f, everything %.3f",
+			e("oracle"), e("hybrid"), e("uniform"), e("everything"))
+	}
+}
