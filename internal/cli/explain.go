@@ -12,6 +12,8 @@ import (
 
 	"github.com/strata-crawler/strata/crawler"
 	"github.com/strata-crawler/strata/frequency"
+	"github.com/strata-crawler/strata/internal/config"
+	"github.com/strata-crawler/strata/internal/serve"
 	"github.com/strata-crawler/strata/internal/store"
 	"github.com/strata-crawler/strata/internal/urlnorm"
 )
@@ -39,30 +41,54 @@ func newExplainCmd(a *app) *cobra.Command {
 }
 
 func explain(ctx context.Context, a *app, db *store.DB, u string) error {
-	info, err := db.URLInfo(ctx, u)
+	e, err := explainURL(ctx, a.cfg, db, u)
 	if errors.Is(err, store.ErrNotFound) {
 		return usagef("explain: strata does not know %s (add it with strata seed add)", u)
 	}
 	if err != nil {
 		return err
 	}
-	limit := a.cfg.Frequency.Limit
+	w := a.stdout
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, f := range e.Facts {
+		fmt.Fprintf(tw, "%s\t%s\n", f.Name, f.Value)
+	}
+	tw.Flush()
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "next run:")
+	for _, line := range e.NextRun {
+		fmt.Fprintf(w, "  %s\n", line)
+	}
+	return nil
+}
+
+// explainURL works out why the page u (normalised) will or will not be crawled next run, from the
+// database alone: strata explain prints it and strata serve shows it on the page's view, so both say
+// the same. It only reads db, and returns an error wrapping store.ErrNotFound for an unknown URL.
+func explainURL(ctx context.Context, cfg *config.Config, db *store.DB, u string) (*serve.Explanation, error) {
+	info, err := db.URLInfo(ctx, u)
+	if err != nil {
+		return nil, err
+	}
+	limit := cfg.Frequency.Limit
 	recs, err := db.Records(ctx, info.ID, limit)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	kids, err := db.ChildRecords(ctx, info.ID, limit)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	policy, err := frequency.New(a.cfg.Frequency.Policy, frequency.WithLimit(limit), frequency.WithBounds(a.cfg.Frequency.Min, a.cfg.Frequency.Max))
+	policy, err := frequency.New(cfg.Frequency.Policy, frequency.WithLimit(limit), frequency.WithBounds(cfg.Frequency.Min, cfg.Frequency.Max))
 	if err != nil {
-		return err
+		return nil, err
 	}
 	rule := frequency.DefaultSelective()
-	w := a.stdout
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "url\t%s\n", info.URL)
+	e := &serve.Explanation{}
+	fact := func(name, format string, args ...any) {
+		e.Facts = append(e.Facts, serve.Fact{Name: name, Value: fmt.Sprintf(format, args...)})
+	}
+	fact("url", "%s", info.URL)
 	role := "page"
 	switch {
 	case info.IsSeed:
@@ -70,36 +96,31 @@ func explain(ctx context.Context, a *app, db *store.DB, u string) error {
 	case info.ParentURL != "":
 		role = "found on " + info.ParentURL
 	}
-	fmt.Fprintf(tw, "role\t%s, level %d\n", role, info.Level)
-	fmt.Fprintf(tw, "state\t%s\n", info.State)
-	fmt.Fprintf(tw, "fr / fr_max\t%d / %d (runs to wait / revisit interval in runs)\n", info.Fr, info.FrMax)
-	fmt.Fprintf(tw, "last crawled\t%s\n", fmtTime(info.LastCrawled))
-	fmt.Fprintf(tw, "last %d records\t%s\n", limit, recordLine(recs))
+	fact("role", "%s, level %d", role, info.Level)
+	fact("state", "%s", info.State)
+	fact("fr / fr_max", "%d / %d (runs to wait / revisit interval in runs)", info.Fr, info.FrMax)
+	fact("last crawled", "%s", fmtTime(info.LastCrawled))
+	fact(fmt.Sprintf("last %d records", limit), "%s", recordLine(recs))
 	fr := crawler.FrequencyRecords(recs)
-	fmt.Fprintf(tw, "own change share\t%.0f%%\n", 100*frequency.ChangeRatio(fr, limit))
+	fact("own change share", "%.0f%%", 100*frequency.ChangeRatio(fr, limit))
 	if info.ChangeRate >= 0 {
-		fmt.Fprintf(tw, "change rate\t%.3f changes per run, estimated from its history (bucket %d of 256)\n", info.ChangeRate, info.RateBucket)
+		fact("change rate", "%.3f changes per run, estimated from its history (bucket %d of 256)", info.ChangeRate, info.RateBucket)
 	}
 	if len(kids) > 0 {
 		ratio := frequency.ChildChangeRatio(crawler.FrequencyHistories(kids), limit)
-		fmt.Fprintf(tw, "children\t%d known; %.0f%% changed over their last %d records\n", len(kids), 100*ratio, limit)
-		fmt.Fprintf(tw, "threshold\t%.2f (the subtree is visited when the hub is unchanged and at least this share of children changed)\n",
+		fact("children", "%d known; %.0f%% changed over their last %d records", len(kids), 100*ratio, limit)
+		fact("threshold", "%.2f (the subtree is visited when the hub is unchanged and at least this share of children changed)",
 			rule.Threshold(info.Threshold))
 	}
-	tw.Flush()
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "next run:")
-	for _, line := range nextRun(info, kids, rule, limit) {
-		fmt.Fprintf(w, "  %s\n", line)
-	}
+	e.NextRun = nextRun(info, kids, rule, limit)
 	if info.State == "active" {
 		unchanged := append(fr, frequency.Record{Run: -1})
 		changed := append(append([]frequency.Record(nil), fr...), frequency.Record{Run: -1, Changed: len(fr) > 0})
-		fmt.Fprintf(w, "  after its next crawl, fr_max becomes %d if the page is unchanged, %d if it changed (%s policy)\n",
+		e.NextRun = append(e.NextRun, fmt.Sprintf("after its next crawl, fr_max becomes %d if the page is unchanged, %d if it changed (%s policy)",
 			policy.NextFrMax(frequency.Page{FrMax: info.FrMax, History: unchanged}),
-			policy.NextFrMax(frequency.Page{FrMax: info.FrMax, History: changed}), policy.Name())
+			policy.NextFrMax(frequency.Page{FrMax: info.FrMax, History: changed}), policy.Name()))
 	}
-	return nil
+	return e, nil
 }
 
 // nextRun explains, in sentences, what the next run will do with the page.

@@ -1,0 +1,153 @@
+package serve_test
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// findChromium returns the path of a headless-capable Chromium. CI installs Debian's chromium and
+// sets STRATA_BROWSER_TEST=1, so that a missing browser fails the test there instead of skipping it.
+func findChromium(t *testing.T) string {
+	t.Helper()
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "headless-shell"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	if os.Getenv("STRATA_BROWSER_TEST") == "1" {
+		t.Fatal("STRATA_BROWSER_TEST=1 but no chromium on PATH (apt-get install chromium)")
+	}
+	t.Skip("no chromium on PATH; set STRATA_BROWSER_TEST=1 to make this a failure")
+	return ""
+}
+
+// artefactDir is where the browser test leaves its screenshots: $STRATA_ARTEFACTS if set (CI keeps
+// it), else the test's temporary directory.
+func artefactDir(t *testing.T) string {
+	if d := os.Getenv("STRATA_ARTEFACTS"); d != "" {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	return t.TempDir()
+}
+
+// TestBrowser drives headless Chromium through strata serve as a researcher would: the runs page,
+// the changes of the last run, a page, its latest change; and checks that an archived page's
+// script runs neither in the sandboxed frame nor when its raw view is opened directly.
+func TestBrowser(t *testing.T) {
+	chromium := findChromium(t)
+	f := newFixture(t)
+	ts := httptest.NewUnstartedServer(f.srv)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts.Listener = ln
+	ts.Start()
+	defer ts.Close()
+
+	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
+	defer cancel()
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(chromium),
+		chromedp.NoSandbox, // CI runs as root, where Chromium's own sandbox cannot start
+		chromedp.DisableGPU,
+		chromedp.WindowSize(1280, 1000),
+		chromedp.Flag("proxy-server", "direct://"), // nothing but the loopback server, never a proxy
+		chromedp.Flag("host-resolver-rules", "MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"),
+	)
+	actx, acancel := chromedp.NewExecAllocator(ctx, opts...)
+	defer acancel()
+	bctx, bcancel := chromedp.NewContext(actx)
+	defer bcancel()
+
+	err = chromedp.Do(bctx,
+		chromedp.Navigate(ts.URL+"/"),
+		chromedp.WaitVisible(chromedp.ID("runs")),
+		chromedp.Click(chromedp.ID("latest-changes")),
+		chromedp.WaitVisible(chromedp.ID("changes")),
+		chromedp.Click(chromedp.CSS(`#changes a[href="/page/`+fmt.Sprint(f.ids[front])+`"]`)),
+		chromedp.WaitVisible(chromedp.ID("fetch-list")),
+		chromedp.Click(chromedp.ID("diff-latest")),
+		chromedp.WaitVisible(chromedp.ID("diff")),
+	)
+	if err != nil {
+		t.Fatalf("browsing runs → changes → page → diff: %v", err)
+	}
+	diffText, err := chromedp.Run(bctx, chromedp.Text(chromedp.ID("diff")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	title, err := chromedp.Run(bctx, chromedp.Title())
+	if err != nil {
+		t.Fatal(err)
+	}
+	shot, err := chromedp.Run(bctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(diffText, "harbour bridge closes") || !strings.Contains(diffText, "tram line opens") {
+		t.Errorf("the diff shows %q", diffText)
+	}
+	if !strings.HasPrefix(title, "Diff of "+front) {
+		t.Errorf("the diff page's title is %q", title)
+	}
+	path := filepath.Join(artefactDir(t), "serve-diff.png")
+	if err := os.WriteFile(path, shot, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("screenshot: %s", path)
+
+	// The archived page's script sets document.title to "pwned" and marks the parent's body if it
+	// can reach it; its image's onerror does the same. None of it may run. Navigate returns after the
+	// load event, which waits for the frame's own load, by when inline script would have run.
+	err = chromedp.Do(bctx,
+		chromedp.Navigate(fmt.Sprintf("%s/page/%d/html?v=%d", ts.URL, f.ids[evil], f.fetches[evil][0])),
+		chromedp.WaitVisible(chromedp.CSS("iframe.archived")),
+	)
+	if err != nil {
+		t.Fatalf("opening the archived page in its frame: %v", err)
+	}
+	frameTitle, err := chromedp.Run(bctx, chromedp.Title())
+	if err != nil {
+		t.Fatal(err)
+	}
+	pwned, err := chromedp.Run(bctx, chromedp.Evaluate[string](`document.body.getAttribute("data-pwned") || ""`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	frameReachable, err := chromedp.Run(bctx, chromedp.Evaluate[bool](
+		`(() => { try { return document.querySelector("iframe.archived").contentDocument !== null } catch (e) { return false } })()`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Do(bctx, chromedp.Navigate(fmt.Sprintf("%s/raw/%d", ts.URL, f.fetches[evil][0]))); err != nil {
+		t.Fatalf("opening the archived page's raw view: %v", err)
+	}
+	rawTitle, err := chromedp.Run(bctx, chromedp.Title())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if frameTitle == "pwned" || pwned != "" || rawTitle == "pwned" {
+		t.Errorf("archived script ran: frame view title %q, parent marked %q, raw view title %q", frameTitle, pwned, rawTitle)
+	}
+	if frameReachable {
+		t.Error("the sandboxed frame's document is reachable from strata's page: it shares strata's origin")
+	}
+	if rawTitle != hostileTitle {
+		// the document did load: its title is its <title> element's text, script-free as it is
+		t.Errorf("raw view title %q, want the archived page's own %q", rawTitle, hostileTitle)
+	}
+}

@@ -1,0 +1,230 @@
+package serve_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/strata-crawler/strata/archive"
+	"github.com/strata-crawler/strata/internal/serve"
+	"github.com/strata-crawler/strata/internal/store"
+)
+
+// Hostile content in the fixture: a title and a page body that try to run script in strata's
+// pages, and URLs that try to break out of attributes or smuggle a javascript: link.
+const (
+	hostileTitle = `<script>alert("title")</script>`
+	hostileBody  = `<html><head><title>` + hostileTitle + `</title></head><body>
+<script>document.title = "pwned"; try { parent.document.body.setAttribute("data-pwned", "yes") } catch (e) {}</script>
+<img src="/raw/1" onerror="document.title='pwned'"><p>evil page</p></body></html>`
+	hostileURL = `https://news.example/"><script>alert(1)</script>`
+	jsURL      = `javascript:alert(1)//`
+)
+
+// fixture is a database and an archive written through the store and archive APIs as a crawl
+// writes them, opened read-only for a server.
+type fixture struct {
+	dir     string
+	db      *store.DB
+	arch    *archive.Dir
+	srv     *serve.Server
+	ids     map[string]int64 // URL → row id
+	fetches map[string][]int64
+	runs    []int64
+}
+
+const (
+	front = "https://news.example/"
+	story = "https://news.example/story"
+	evil  = "https://news.example/evil"
+	docs  = "https://news.example/docs/"
+	other = "https://blog.example/"
+)
+
+// texts of the front page in runs 1, 2 and 3.
+var frontTexts = []string{
+	"News\n\nHeadline: the tram line opens.\nWeather: sunny.\n",
+	"News\n\nHeadline: the tram line opens.\nWeather: sunny.\n",
+	"News\n\nHeadline: the harbour bridge closes.\nWeather: sunny.\nA new line at the end.\n",
+}
+
+// The fixture is only read, so the tests share one, built by the first that asks for it in a
+// directory that TestMain removes.
+var (
+	sharedDir  string
+	sharedOnce sync.Once
+	shared     *fixture
+)
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "strata-serve-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	sharedDir = dir
+	code := m.Run()
+	if shared != nil {
+		shared.db.Close()
+	}
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+func newFixture(t testing.TB) *fixture {
+	t.Helper()
+	sharedOnce.Do(func() { shared = buildFixture(t, sharedDir) })
+	if shared == nil {
+		t.Fatal("the shared fixture could not be built (see the first test's failure)")
+	}
+	return shared
+}
+
+func buildFixture(t testing.TB, dir string) *fixture {
+	t.Helper()
+	ctx := context.Background()
+	dbPath := filepath.Join(dir, "strata.db")
+	clock := time.Date(2026, 11, 20, 2, 0, 0, 0, time.UTC)
+	w, err := store.Open(ctx, dbPath, store.Options{Now: func() time.Time { return clock }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	arch, err := archive.Open(filepath.Join(dir, "archive"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &fixture{dir: dir, arch: arch, ids: map[string]int64{}, fetches: map[string][]int64{}}
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, err = w.AddSeeds(ctx, []store.NewSeed{
+		{URL: front, Host: "news.example", Level: 2, FrMax: 1},
+		{URL: other, Host: "blog.example", Level: 1, FrMax: 1},
+	})
+	must(err)
+	for _, u := range []string{front, other} {
+		info, err := w.URLInfo(ctx, u)
+		must(err)
+		f.ids[u] = info.ID
+	}
+	kids := []store.NewURL{
+		{URL: story, Host: "news.example", FrMax: 1, ParentID: f.ids[front], RootID: f.ids[front]},
+		{URL: evil, Host: "news.example", FrMax: 1, ParentID: f.ids[front], RootID: f.ids[front]},
+		{URL: docs, Host: "news.example", FrMax: 1, ParentID: f.ids[front], RootID: f.ids[front]},
+		{URL: hostileURL, Host: "news.example", FrMax: 1, ParentID: f.ids[front], RootID: f.ids[front]},
+		{URL: jsURL, Host: "news.example", FrMax: 1, ParentID: f.ids[front], RootID: f.ids[front]},
+	}
+	for i := range 120 {
+		kids = append(kids, store.NewURL{URL: fmt.Sprintf("https://news.example/many/p%03d", i), Host: "news.example", FrMax: 1})
+	}
+	_, err = w.AddURLs(ctx, kids, "active")
+	must(err)
+	for _, k := range kids {
+		info, err := w.URLInfo(ctx, k.URL)
+		must(err)
+		f.ids[k.URL] = info.ID
+	}
+	must(w.SaveRobots(ctx, store.Robots{Origin: "https://news.example", Domain: "news.example", Status: 200,
+		Body: []byte("User-agent: *\nCrawl-delay: 30\n"), FetchedAt: clock, CrawlDelay: 30 * time.Second}))
+	must(w.SaveRobots(ctx, store.Robots{Origin: "https://blog.example", Domain: "blog.example", Status: 404, FetchedAt: clock}))
+
+	for run := 1; run <= 3; run++ {
+		clock = clock.Add(24 * time.Hour)
+		start := clock
+		id, err := w.BeginRun(ctx, start, time.Duration(run)*7*time.Minute)
+		must(err)
+		f.runs = append(f.runs, id)
+		r := store.Run{ID: id, Status: "completed"}
+		record := func(u, text, body, title string, changed bool, magnitude float64) {
+			t.Helper()
+			clock = clock.Add(time.Second)
+			rec := store.FetchRecord{URLID: f.ids[u], RunID: id, FetchedAt: clock, Status: 200, Size: int64(len(body)),
+				ContentType: "text/html", Changed: changed, Magnitude: magnitude, NextFr: 1,
+				Origin: "https://news.example", Domain: "news.example"}
+			if strings.HasPrefix(u, other) {
+				rec.Origin, rec.Domain = "https://blog.example", "blog.example"
+			}
+			if text != "" || changed {
+				rec.ContentHash = fmt.Sprintf("%x-%d", len(text), run)
+			}
+			if text != "" {
+				rec.ArchivePath, err = arch.Write(start, archive.Version{Meta: archive.Meta{URL: u, FetchedAt: clock, Status: 200,
+					ContentType: "text/html", Charset: "utf-8", Size: int64(len(body)), RunID: id, Title: title}, Body: []byte(body), Text: text})
+				must(err)
+			}
+			must(w.RecordFetch(ctx, rec))
+			fid := lastFetch(t, w, f.ids[u])
+			f.fetches[u] = append(f.fetches[u], fid)
+			r.Fetched++
+			if changed {
+				r.Changed++
+			} else {
+				r.Unchanged++
+			}
+		}
+		switch run {
+		case 1:
+			record(front, frontTexts[0], "<p>front 1</p>", "News", false, -1)
+			record(story, "Story one.\n", "<p>story</p>", "Story", false, -1)
+			record(evil, "evil page\n", hostileBody, hostileTitle, false, -1)
+			record(other, "Blog\n", "<p>blog</p>", "Blog", false, -1)
+		case 2:
+			record(front, "", "", "", false, 0) // unchanged: no files
+			record(story, "Story one, updated.\n", "<p>story 2</p>", "Story", true, 0.3)
+		case 3:
+			record(front, frontTexts[2], "<p>front 3</p>", "News", true, 0.4)
+			for i := range 60 {
+				u := fmt.Sprintf("https://news.example/many/p%03d", i)
+				// magnitudes repeat so that the keyset must break ties by fetch id
+				record(u, "", "", "", true, float64(i%7)/10)
+			}
+		}
+		r.EndedAt = clock
+		must(w.FinishRun(ctx, r))
+		must(w.SaveRunDomains(ctx, id, []store.RunDomain{{Domain: "news.example", Fetched: r.Fetched, Changed: r.Changed}}))
+	}
+	must(w.SaveLinks(ctx, f.ids[front], f.runs[0], []store.Link{{ToURL: story, Internal: true}, {ToURL: jsURL, Internal: false},
+		{ToURL: "https://elsewhere.example/x", Internal: false}}))
+	must(w.RecordTrap(ctx, store.TrapEvent{RunID: f.runs[2], At: clock, Domain: "news.example", Kind: "pattern",
+		Pattern: `/calendar/<script>`, Detail: "30 URLs"}))
+	must(w.Close())
+
+	f.db, err = store.OpenReadOnly(ctx, dbPath)
+	must(err)
+	f.srv, err = serve.New(serve.Options{DB: f.db, Archive: arch, Delay: 10 * time.Second, LoopbackDelay: 20 * time.Millisecond,
+		Explain: func(ctx context.Context, u string) (*serve.Explanation, error) {
+			return &serve.Explanation{Facts: []serve.Fact{{Name: "url", Value: u}}, NextRun: []string{"due: fr 1 counts down to 0"}}, nil
+		}})
+	must(err)
+	return f
+}
+
+// lastFetch returns the id of the newest fetch of a URL, through the read API under test's sibling.
+func lastFetch(t testing.TB, db *store.DB, urlID int64) int64 {
+	t.Helper()
+	fs, err := db.Fetches(context.Background(), urlID, 0, 1)
+	if err != nil || len(fs) != 1 {
+		t.Fatalf("fetches of URL %d: %v, %v", urlID, fs, err)
+	}
+	return fs[0].ID
+}
+
+// get serves one request in-process.
+func (f *fixture) get(t testing.TB, path string) *httptest.ResponseRecorder {
+	t.Helper()
+	req := httptest.NewRequest(http.MethodGet, path, nil)
+	req.Host = "127.0.0.1:8377"
+	rec := httptest.NewRecorder()
+	f.srv.ServeHTTP(rec, req)
+	return rec
+}

@@ -1,0 +1,648 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// ErrOldSchema means the database was written by an older strata and needs a migration that a
+// read-only opener may not run.
+var ErrOldSchema = errors.New("database schema is older than this strata")
+
+// OpenReadOnly opens an existing database for reading only, for strata serve. It never creates the
+// file, never migrates and never writes: the connection is opened with mode=ro and query_only, so
+// it can run beside a crawl that holds the run lock and writes in WAL mode (WAL readers see the
+// last committed state and never block the writer). A database whose schema differs from this
+// binary's is refused with ErrNewerSchema or ErrOldSchema.
+func OpenReadOnly(ctx context.Context, path string) (*DB, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("database %s: %w", path, err)
+	}
+	if st.Size() == 0 && !st.IsDir() {
+		return nil, fmt.Errorf("database %s: %w (the file is empty)", path, ErrNotDatabase)
+	}
+	if err := checkHeader(path); err != nil {
+		return nil, err
+	}
+	sdb, err := sql.Open("sqlite", readOnlyDSN(path))
+	if err != nil {
+		return nil, fmt.Errorf("database %s: %w", path, err)
+	}
+	db := &DB{sql: sdb, path: path, now: time.Now}
+	var current int
+	if err := sdb.QueryRowContext(ctx, "PRAGMA user_version").Scan(&current); err != nil {
+		sdb.Close()
+		if strings.Contains(err.Error(), "not a database") {
+			return nil, fmt.Errorf("database %s: %w", path, ErrNotDatabase)
+		}
+		return nil, fmt.Errorf("database %s: read schema version: %w", path, err)
+	}
+	want := SchemaVersion()
+	switch {
+	case current > want:
+		sdb.Close()
+		return nil, fmt.Errorf("database %s: %w (schema version %d, this strata knows up to %d): upgrade strata",
+			path, ErrNewerSchema, current, want)
+	case current < want:
+		sdb.Close()
+		return nil, fmt.Errorf("database %s: %w (schema version %d, this strata writes %d): run any other strata command, "+
+			"such as strata status, once to upgrade it", path, ErrOldSchema, current, want)
+	}
+	return db, nil
+}
+
+func readOnlyDSN(path string) string {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		abs = path
+	}
+	u := url.URL{Scheme: "file", Path: filepath.ToSlash(abs), OmitHost: true}
+	q := url.Values{}
+	q.Set("mode", "ro") // SQLite's own: the file is opened read-only and never created
+	q.Add("_pragma", "busy_timeout(5000)")
+	q.Add("_pragma", "query_only(1)") // belt and braces: any write statement fails
+	u.RawQuery = q.Encode()
+	return u.String()
+}
+
+// Runs returns up to limit runs with ids below before (0: from the newest), the newest first.
+func (db *DB) Runs(ctx context.Context, before int64, limit int) ([]Run, error) {
+	if before <= 0 {
+		return db.RecentRuns(ctx, limit)
+	}
+	rows, err := db.sql.QueryContext(ctx, `SELECT `+runColumns+` FROM runs WHERE id < ? ORDER BY id DESC LIMIT ?`, before, limit)
+	if err != nil {
+		return nil, fmt.Errorf("list runs before %d: %w", before, err)
+	}
+	defer rows.Close()
+	var out []Run
+	for rows.Next() {
+		r, err := scanRun(rows)
+		if err != nil {
+			return nil, fmt.Errorf("list runs before %d: %w", before, err)
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// RunByID returns run id, or an error wrapping ErrNotFound.
+func (db *DB) RunByID(ctx context.Context, id int64) (Run, error) {
+	r, err := scanRun(db.sql.QueryRowContext(ctx, `SELECT `+runColumns+` FROM runs WHERE id = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return r, fmt.Errorf("run %d: %w", id, ErrNotFound)
+	}
+	if err != nil {
+		return r, fmt.Errorf("run %d: %w", id, err)
+	}
+	return r, nil
+}
+
+// Origin is one row of the hosts table: a scheme://host[:port] strata has contacted.
+type Origin struct {
+	Origin          string
+	Domain          string
+	Host            string // host[:port], as urls.host has it
+	RobotsStatus    int    // HTTP status of the robots.txt fetch; 0 unreachable, -1 never fetched
+	RobotsFetchedAt time.Time
+	CrawlDelay      time.Duration // the delay in force
+	LastAccess      time.Time
+}
+
+// Domains returns up to limit politeness domains after after, in order.
+func (db *DB) Domains(ctx context.Context, after string, limit int) ([]string, error) {
+	rows, err := db.sql.QueryContext(ctx, `SELECT DISTINCT domain FROM hosts WHERE domain > ? ORDER BY domain LIMIT ?`, after, limit)
+	if err != nil {
+		return nil, fmt.Errorf("list domains after %q: %w", after, err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var d string
+		if err := rows.Scan(&d); err != nil {
+			return nil, fmt.Errorf("list domains after %q: %w", after, err)
+		}
+		out = append(out, d)
+	}
+	return out, rows.Err()
+}
+
+// DomainOrigins returns the origins of a politeness domain, in order; none when strata has never
+// contacted it.
+func (db *DB) DomainOrigins(ctx context.Context, domain string) ([]Origin, error) {
+	rows, err := db.sql.QueryContext(ctx, `SELECT origin, domain, coalesce(robots_status, -1), robots_fetched_at,
+		coalesce(crawl_delay_ms, 0), last_access_at FROM hosts WHERE domain = ? ORDER BY origin`, domain)
+	if err != nil {
+		return nil, fmt.Errorf("origins of %s: %w", domain, err)
+	}
+	defer rows.Close()
+	var out []Origin
+	for rows.Next() {
+		var o Origin
+		var fetched, access sql.NullString
+		var delay int64
+		if err := rows.Scan(&o.Origin, &o.Domain, &o.RobotsStatus, &fetched, &delay, &access); err != nil {
+			return nil, fmt.Errorf("origins of %s: %w", domain, err)
+		}
+		o.RobotsFetchedAt, o.LastAccess = parseTime(fetched), parseTime(access)
+		o.CrawlDelay = time.Duration(delay) * time.Millisecond
+		_, o.Host, _ = strings.Cut(o.Origin, "://")
+		out = append(out, o)
+	}
+	return out, rows.Err()
+}
+
+// HostURLs counts the URLs strata knows on host (host[:port]), from the host index alone.
+func (db *DB) HostURLs(ctx context.Context, host string) (int, error) {
+	var n int
+	if err := db.sql.QueryRowContext(ctx, `SELECT count(*) FROM urls WHERE host = ?`, host).Scan(&n); err != nil {
+		return 0, fmt.Errorf("count URLs of %s: %w", host, err)
+	}
+	return n, nil
+}
+
+// DomainRun is what one run did on one politeness domain.
+type DomainRun struct {
+	RunID   int64
+	Fetched int
+	Changed int
+}
+
+// DomainRuns returns domain's fetches and changes in each of runs (run ids), in the order of runs;
+// a run that did not touch the domain has zeros.
+func (db *DB) DomainRuns(ctx context.Context, domain string, runs []int64) ([]DomainRun, error) {
+	out := make([]DomainRun, len(runs))
+	if len(runs) == 0 {
+		return out, nil
+	}
+	args := []any{domain}
+	at := map[int64]int{}
+	for i, r := range runs {
+		out[i].RunID = r
+		at[r] = i
+		args = append(args, r)
+	}
+	// One primary-key lookup per run, however many domains the runs touched.
+	rows, err := db.sql.QueryContext(ctx, `SELECT run_id, fetched, changed FROM run_domains
+		WHERE domain = ? AND run_id IN (`+placeholders(len(runs))+`)`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("runs of domain %s: %w", domain, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var d DomainRun
+		if err := rows.Scan(&d.RunID, &d.Fetched, &d.Changed); err != nil {
+			return nil, fmt.Errorf("runs of domain %s: %w", domain, err)
+		}
+		out[at[d.RunID]] = d
+	}
+	return out, rows.Err()
+}
+
+// DomainTraps returns up to limit trap events of domain, the newest first, and how many there are.
+func (db *DB) DomainTraps(ctx context.Context, domain string, limit int) ([]TrapEvent, int, error) {
+	var n int
+	if err := db.sql.QueryRowContext(ctx, `SELECT count(*) FROM trap_events WHERE domain = ?`, domain).Scan(&n); err != nil {
+		return nil, 0, fmt.Errorf("trap events of %s: %w", domain, err)
+	}
+	rows, err := db.sql.QueryContext(ctx, `SELECT coalesce(run_id, 0), at, domain, kind, pattern, detail FROM trap_events
+		WHERE domain = ? ORDER BY run_id DESC, id DESC LIMIT ?`, domain, limit)
+	if err != nil {
+		return nil, 0, fmt.Errorf("trap events of %s: %w", domain, err)
+	}
+	defer rows.Close()
+	var out []TrapEvent
+	for rows.Next() {
+		var e TrapEvent
+		var at sql.NullString
+		if err := rows.Scan(&e.RunID, &at, &e.Domain, &e.Kind, &e.Pattern, &e.Detail); err != nil {
+			return nil, 0, fmt.Errorf("trap events of %s: %w", domain, err)
+		}
+		e.At = parseTime(at)
+		out = append(out, e)
+	}
+	return out, n, rows.Err()
+}
+
+// TreeEntry is one child of a directory of URLs: a page, a directory of pages, or both.
+type TreeEntry struct {
+	Name  string // the path segment, with a trailing '/' for a directory
+	URL   string // prefix + Name
+	Dir   bool
+	URLID int64 // the page at URL, 0 if strata knows no URL that is exactly URL
+}
+
+// Tree lists the children of the URL directory prefix (a URL ending in '/') whose names sort after
+// after, up to limit, like ls: each child once, whether it holds one URL or a million. It reads the
+// url index with one seek per child (a loose index scan), so its cost does not grow with the size
+// of the subtrees.
+func (db *DB) Tree(ctx context.Context, prefix, after string, limit int) ([]TreeEntry, error) {
+	if !strings.HasSuffix(prefix, "/") {
+		return nil, fmt.Errorf("tree of %s: the prefix must end in '/'", prefix)
+	}
+	end := prefix[:len(prefix)-1] + "0" // '0' follows '/': the first string past the subtree
+	// The next child is the first URL past lower: strictly past it after a page, at or past it after
+	// a directory, whose bound is the first string past the directory's subtree.
+	lower, inclusive := prefix, false
+	if after != "" {
+		lower = prefix + after
+		if strings.HasSuffix(after, "/") {
+			lower, inclusive = prefix+after[:len(after)-1]+"0", true
+		}
+	}
+	past, err := db.sql.PrepareContext(ctx, `SELECT id, url FROM urls WHERE url > ? AND url < ? ORDER BY url LIMIT 1`)
+	if err != nil {
+		return nil, fmt.Errorf("tree of %s: %w", prefix, err)
+	}
+	defer past.Close()
+	from, err := db.sql.PrepareContext(ctx, `SELECT id, url FROM urls WHERE url >= ? AND url < ? ORDER BY url LIMIT 1`)
+	if err != nil {
+		return nil, fmt.Errorf("tree of %s: %w", prefix, err)
+	}
+	defer from.Close()
+	exact, err := db.sql.PrepareContext(ctx, `SELECT id FROM urls WHERE url = ?`)
+	if err != nil {
+		return nil, fmt.Errorf("tree of %s: %w", prefix, err)
+	}
+	defer exact.Close()
+	var out []TreeEntry
+	for len(out) < limit {
+		var id int64
+		var u string
+		next := past
+		if inclusive {
+			next = from
+		}
+		err := next.QueryRowContext(ctx, lower, end).Scan(&id, &u)
+		if errors.Is(err, sql.ErrNoRows) {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("tree of %s: %w", prefix, err)
+		}
+		rest := u[len(prefix):]
+		e := TreeEntry{Name: rest}
+		if i := strings.IndexByte(rest, '/'); i >= 0 {
+			e.Name, e.Dir = rest[:i+1], true
+		}
+		e.URL = prefix + e.Name
+		switch {
+		case !e.Dir:
+			e.URLID = id
+			lower, inclusive = e.URL, false
+		default:
+			if u == e.URL {
+				e.URLID = id
+			} else if err := exact.QueryRowContext(ctx, e.URL).Scan(&e.URLID); err != nil && !errors.Is(err, sql.ErrNoRows) {
+				return nil, fmt.Errorf("tree of %s: %w", prefix, err)
+			}
+			lower, inclusive = e.URL[:len(e.URL)-1]+"0", true
+		}
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+// URLID returns the id of url (normalised), or an error wrapping ErrNotFound.
+func (db *DB) URLID(ctx context.Context, url string) (int64, error) {
+	var id int64
+	err := db.sql.QueryRowContext(ctx, `SELECT id FROM urls WHERE url = ?`, url).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, fmt.Errorf("URL %s: %w", url, ErrNotFound)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("URL %s: %w", url, err)
+	}
+	return id, nil
+}
+
+// URLByID returns the URL with row id, or an error wrapping ErrNotFound.
+func (db *DB) URLByID(ctx context.Context, id int64) (string, error) {
+	var u string
+	err := db.sql.QueryRowContext(ctx, `SELECT url FROM urls WHERE id = ?`, id).Scan(&u)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", fmt.Errorf("URL %d: %w", id, ErrNotFound)
+	}
+	if err != nil {
+		return "", fmt.Errorf("URL %d: %w", id, err)
+	}
+	return u, nil
+}
+
+// Fetch is one row of the fetches table, for strata serve.
+type Fetch struct {
+	ID          int64
+	URLID       int64
+	RunID       int64
+	FetchedAt   time.Time
+	Status      int
+	Size        int64
+	Changed     bool
+	NotModified bool
+	Magnitude   float64 // share of the text that changed, 0..1; -1 when not known
+	Error       string
+	Path        string // the version this fetch stored, "" if none
+	Pruned      bool   // Path's files were removed by archive.keep
+}
+
+const fetchColumns = `id, url_id, coalesce(run_id, 0), fetched_at, status, coalesce(size, 0), changed, not_modified,
+	coalesce(magnitude, -1), coalesce(error, ''), coalesce(archive_path, ''), pruned_at IS NOT NULL`
+
+func scanFetch(row interface{ Scan(...any) error }) (Fetch, error) {
+	var f Fetch
+	var at sql.NullString
+	err := row.Scan(&f.ID, &f.URLID, &f.RunID, &at, &f.Status, &f.Size, &f.Changed, &f.NotModified, &f.Magnitude,
+		&f.Error, &f.Path, &f.Pruned)
+	f.FetchedAt = parseTime(at)
+	return f, err
+}
+
+func (db *DB) fetchList(ctx context.Context, op, query string, args ...any) ([]Fetch, error) {
+	rows, err := db.sql.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", op, err)
+	}
+	defer rows.Close()
+	var out []Fetch
+	for rows.Next() {
+		f, err := scanFetch(rows)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", op, err)
+		}
+		out = append(out, f)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", op, err)
+	}
+	return out, nil
+}
+
+// FetchByID returns fetch id, or an error wrapping ErrNotFound.
+func (db *DB) FetchByID(ctx context.Context, id int64) (Fetch, error) {
+	f, err := scanFetch(db.sql.QueryRowContext(ctx, `SELECT `+fetchColumns+` FROM fetches WHERE id = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return f, fmt.Errorf("fetch %d: %w", id, ErrNotFound)
+	}
+	if err != nil {
+		return f, fmt.Errorf("fetch %d: %w", id, err)
+	}
+	return f, nil
+}
+
+// Fetches returns up to limit fetches of a URL with ids below before (0: from the newest), the
+// newest first.
+func (db *DB) Fetches(ctx context.Context, urlID, before int64, limit int) ([]Fetch, error) {
+	if before <= 0 {
+		before = 1<<63 - 1
+	}
+	return db.fetchList(ctx, fmt.Sprintf("fetches of URL %d", urlID), `SELECT `+fetchColumns+` FROM fetches
+		WHERE url_id = ? AND id < ? ORDER BY id DESC LIMIT ?`, urlID, before, limit)
+}
+
+// StoredVersions returns up to limit of a URL's stored versions (fetches that wrote files), the
+// newest first.
+func (db *DB) StoredVersions(ctx context.Context, urlID int64, limit int) ([]Fetch, error) {
+	return db.fetchList(ctx, fmt.Sprintf("versions of URL %d", urlID), `SELECT `+fetchColumns+` FROM fetches
+		WHERE url_id = ? AND archive_path IS NOT NULL ORDER BY id DESC LIMIT ?`, urlID, limit)
+}
+
+// LatestVersion returns the current version of a URL: the last one stored, or an error wrapping
+// ErrNotFound when none is.
+func (db *DB) LatestVersion(ctx context.Context, urlID int64) (Fetch, error) {
+	return db.versionBefore(ctx, urlID, 1<<63-1)
+}
+
+// VersionBefore returns the version of a URL stored last before fetch (the one a diff of fetch's
+// version compares with), or an error wrapping ErrNotFound when none is.
+func (db *DB) VersionBefore(ctx context.Context, urlID, fetch int64) (Fetch, error) {
+	return db.versionBefore(ctx, urlID, fetch)
+}
+
+func (db *DB) versionBefore(ctx context.Context, urlID, fetch int64) (Fetch, error) {
+	f, err := scanFetch(db.sql.QueryRowContext(ctx, `SELECT `+fetchColumns+` FROM fetches
+		WHERE url_id = ? AND id < ? AND archive_path IS NOT NULL ORDER BY id DESC LIMIT 1`, urlID, fetch))
+	if errors.Is(err, sql.ErrNoRows) {
+		return f, fmt.Errorf("version of URL %d before fetch %d: %w", urlID, fetch, ErrNotFound)
+	}
+	if err != nil {
+		return f, fmt.Errorf("version of URL %d before fetch %d: %w", urlID, fetch, err)
+	}
+	return f, nil
+}
+
+// LinkOut is one link on a page.
+type LinkOut struct {
+	ToURL             string
+	ToID              int64 // 0 when strata does not track the target
+	Internal          bool
+	FirstRun, LastRun int64
+}
+
+// LinksOut returns up to limit links of page fromID whose targets sort after after, in order.
+func (db *DB) LinksOut(ctx context.Context, fromID int64, after string, limit int) ([]LinkOut, error) {
+	rows, err := db.sql.QueryContext(ctx, `SELECT to_url, coalesce(to_id, 0), internal, coalesce(first_run, 0), coalesce(last_run, 0)
+		FROM links WHERE from_id = ? AND to_url > ? ORDER BY to_url LIMIT ?`, fromID, after, limit)
+	if err != nil {
+		return nil, fmt.Errorf("links of URL %d: %w", fromID, err)
+	}
+	defer rows.Close()
+	var out []LinkOut
+	for rows.Next() {
+		var l LinkOut
+		if err := rows.Scan(&l.ToURL, &l.ToID, &l.Internal, &l.FirstRun, &l.LastRun); err != nil {
+			return nil, fmt.Errorf("links of URL %d: %w", fromID, err)
+		}
+		out = append(out, l)
+	}
+	return out, rows.Err()
+}
+
+// LinkIn is one page that links to a given page.
+type LinkIn struct {
+	FromID            int64
+	FromURL           string
+	FirstRun, LastRun int64
+}
+
+// LinksIn returns up to limit pages that link to page toID, with row ids above after, in id order.
+func (db *DB) LinksIn(ctx context.Context, toID, after int64, limit int) ([]LinkIn, error) {
+	rows, err := db.sql.QueryContext(ctx, `SELECT l.from_id, u.url, coalesce(l.first_run, 0), coalesce(l.last_run, 0)
+		FROM links l JOIN urls u ON u.id = l.from_id WHERE l.to_id = ? AND l.from_id > ? ORDER BY l.from_id LIMIT ?`,
+		toID, after, limit)
+	if err != nil {
+		return nil, fmt.Errorf("links to URL %d: %w", toID, err)
+	}
+	defer rows.Close()
+	var out []LinkIn
+	for rows.Next() {
+		var l LinkIn
+		if err := rows.Scan(&l.FromID, &l.FromURL, &l.FirstRun, &l.LastRun); err != nil {
+			return nil, fmt.Errorf("links to URL %d: %w", toID, err)
+		}
+		out = append(out, l)
+	}
+	return out, rows.Err()
+}
+
+// Change is a page that changed in a run.
+type Change struct {
+	FetchID   int64
+	URLID     int64
+	URL       string
+	FetchedAt time.Time
+	Size      int64
+	Magnitude float64 // -1 when not known
+	Path      string  // the version stored, "" if none
+}
+
+// ChangeQuery selects the changes of one run, the biggest first. After is the keyset cursor: the
+// last change of the previous page (zero for the first page).
+type ChangeQuery struct {
+	Run          int64
+	Hosts        []string // only these host[:port]s; none: every host
+	MinMagnitude float64  // only changes at least this big (0..1); 0 includes unknown magnitudes
+	After        *Change
+	Limit        int
+}
+
+// Changes lists the changes q selects, by magnitude (biggest first, unknown last), then fetch id.
+// It reads the partial index fetches_changes, so its cost follows the changes it returns, not the
+// fetches of the run.
+func (db *DB) Changes(ctx context.Context, q ChangeQuery) ([]Change, error) {
+	where := `f.run_id = ? AND f.changed = 1`
+	args := []any{q.Run}
+	if q.MinMagnitude > 0 {
+		where += ` AND ifnull(f.magnitude, -1) >= ?`
+		args = append(args, q.MinMagnitude)
+	}
+	if q.After != nil {
+		where += ` AND (ifnull(f.magnitude, -1) < ? OR (ifnull(f.magnitude, -1) = ? AND f.id > ?))`
+		args = append(args, q.After.Magnitude, q.After.Magnitude, q.After.FetchID)
+	}
+	if len(q.Hosts) > 0 {
+		where += ` AND u.host IN (` + placeholders(len(q.Hosts)) + `)`
+		for _, h := range q.Hosts {
+			args = append(args, h)
+		}
+	}
+	args = append(args, q.Limit)
+	rows, err := db.sql.QueryContext(ctx, `SELECT f.id, f.url_id, u.url, f.fetched_at, coalesce(f.size, 0), ifnull(f.magnitude, -1),
+		coalesce(f.archive_path, '') FROM fetches f INDEXED BY fetches_changes JOIN urls u ON u.id = f.url_id
+		WHERE `+where+` ORDER BY ifnull(f.magnitude, -1) DESC, f.id LIMIT ?`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("changes of run %d: %w", q.Run, err)
+	}
+	defer rows.Close()
+	var out []Change
+	for rows.Next() {
+		var c Change
+		var at sql.NullString
+		if err := rows.Scan(&c.FetchID, &c.URLID, &c.URL, &at, &c.Size, &c.Magnitude, &c.Path); err != nil {
+			return nil, fmt.Errorf("changes of run %d: %w", q.Run, err)
+		}
+		c.FetchedAt = parseTime(at)
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}
+
+// URLHit is a URL found by a search.
+type URLHit struct {
+	ID    int64
+	URL   string
+	State string
+}
+
+// URLsWithPrefix returns up to limit URLs that start with prefix and sort after after, in order,
+// from the url index.
+func (db *DB) URLsWithPrefix(ctx context.Context, prefix, after string, limit int) ([]URLHit, error) {
+	cond, args := `url >= ?`, []any{prefix}
+	if after != "" && strings.HasPrefix(after, prefix) {
+		cond, args = `url > ?`, []any{after}
+	}
+	if end, ok := prefixEnd(prefix); ok {
+		cond += ` AND url < ?`
+		args = append(args, end)
+	}
+	return db.urlHits(ctx, "URLs under "+prefix, `SELECT id, url, state FROM urls WHERE `+cond+` ORDER BY url LIMIT ?`,
+		append(args, limit)...)
+}
+
+// prefixEnd returns the first string after every string that starts with p, if there is one.
+func prefixEnd(p string) (string, bool) {
+	b := []byte(p)
+	for i := len(b) - 1; i >= 0; i-- {
+		if b[i] < 0xff {
+			b[i]++
+			return string(b[:i+1]), true
+		}
+	}
+	return "", false
+}
+
+// URLsContaining looks for URLs containing sub (ASCII letters in any case) among the rows with ids
+// in (after, after+window], in id order, and returns up to limit hits and the last id it examined.
+// Bounding each call by an id window keeps a search for a rare string from reading the whole table
+// in one request: the caller shows the hits and offers to go on from next. next is 0 when the
+// window reached the last row.
+func (db *DB) URLsContaining(ctx context.Context, sub string, after int64, window int64, limit int) (hits []URLHit, next int64, err error) {
+	var maxID int64
+	if err := db.sql.QueryRowContext(ctx, `SELECT coalesce(max(id), 0) FROM urls`).Scan(&maxID); err != nil {
+		return nil, 0, fmt.Errorf("search URLs for %q: %w", sub, err)
+	}
+	end := min(after+window, maxID)
+	pattern := "%" + strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(sub) + "%"
+	hits, err = db.urlHits(ctx, fmt.Sprintf("search URLs for %q", sub), `SELECT id, url, state FROM urls
+		WHERE id > ? AND id <= ? AND url LIKE ? ESCAPE '\' ORDER BY id LIMIT ?`, after, end, pattern, limit)
+	if err != nil {
+		return nil, 0, err
+	}
+	switch {
+	case len(hits) == limit:
+		next = hits[len(hits)-1].ID
+	case end < maxID:
+		next = end
+	}
+	return hits, next, nil
+}
+
+func (db *DB) urlHits(ctx context.Context, op, query string, args ...any) ([]URLHit, error) {
+	rows, err := db.sql.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", op, err)
+	}
+	defer rows.Close()
+	var out []URLHit
+	for rows.Next() {
+		var h URLHit
+		if err := rows.Scan(&h.ID, &h.URL, &h.State); err != nil {
+			return nil, fmt.Errorf("%s: %w", op, err)
+		}
+		out = append(out, h)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", op, err)
+	}
+	return out, nil
+}
+
+// DataVersion identifies the database's content for caches: it changes whenever a fetch or a run
+// is recorded. It reads two rowid maxima, so it costs two index seeks.
+func (db *DB) DataVersion(ctx context.Context) (string, error) {
+	var f, r int64
+	var ended sql.NullString
+	err := db.sql.QueryRowContext(ctx, `SELECT (SELECT coalesce(max(id), 0) FROM fetches), coalesce(max(id), 0),
+		(SELECT ended_at FROM runs ORDER BY id DESC LIMIT 1) FROM runs`).Scan(&f, &r, &ended)
+	if err != nil {
+		return "", fmt.Errorf("data version: %w", err)
+	}
+	return fmt.Sprintf("%d/%d/%s", f, r, ended.String), nil
+}
