@@ -208,6 +208,14 @@ func TestOptimalPolicyAndPlan(t *testing.T) {
 	if fresh != 6 {
 		t.Errorf("%d new pages fetched in six runs, want all 6", fresh)
 	}
+	// explain works under the optimal policy and shows what strata knows of the site's hints (it
+	// asked for /sitemap.xml, which this site does not have).
+	ex := e.mustRun("explain", s.URL("/p0"))
+	for _, want := range []string{"optimal plan gives it its bucket's fr_max", "site's hints", "trust 0.50"} {
+		if !strings.Contains(ex, want) {
+			t.Errorf("explain lacks %q:\n%s", want, ex)
+		}
+	}
 	plan := e.mustRun("plan")
 	for _, want := range []string{"budget 2 pages per run, period 6 runs, 6 pages", "CRAWLS PER PERIOD", "expected:"} {
 		if !strings.Contains(plan, want) {

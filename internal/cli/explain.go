@@ -13,6 +13,7 @@ import (
 	"github.com/strata-crawler/strata/crawler"
 	"github.com/strata-crawler/strata/frequency"
 	"github.com/strata-crawler/strata/internal/config"
+	"github.com/strata-crawler/strata/internal/hints"
 	"github.com/strata-crawler/strata/internal/serve"
 	"github.com/strata-crawler/strata/internal/store"
 	"github.com/strata-crawler/strata/internal/urlnorm"
@@ -79,7 +80,14 @@ func explainURL(ctx context.Context, cfg *config.Config, db *store.DB, u string)
 	if err != nil {
 		return nil, err
 	}
-	policy, err := frequency.New(cfg.Frequency.Policy, frequency.WithLimit(limit), frequency.WithBounds(cfg.Frequency.Min, cfg.Frequency.Max))
+	var policy frequency.Policy // nil for the optimal policy, which plans every page at once
+	if cfg.Frequency.Policy != "optimal" {
+		if policy, err = frequency.New(cfg.Frequency.Policy, frequency.WithLimit(limit),
+			frequency.WithBounds(cfg.Frequency.Min, cfg.Frequency.Max)); err != nil {
+			return nil, err
+		}
+	}
+	hh, err := db.HostHints(ctx, info.Origin)
 	if err != nil {
 		return nil, err
 	}
@@ -106,6 +114,21 @@ func explainURL(ctx context.Context, cfg *config.Config, db *store.DB, u string)
 	if info.ChangeRate >= 0 {
 		fact("change rate", "%.3f changes per run, estimated from its history (bucket %d of 256)", info.ChangeRate, info.RateBucket)
 	}
+	if info.ReleaseDays != 0 {
+		fact("release days", "%s: its changes are first seen on these weekdays (UTC), so it is crawled once one has begun",
+			frequency.WeekdayNames(info.ReleaseDays))
+	}
+	if info.Weight != 1 || info.Priority != 1 {
+		fact("weight", "%.2g (seed priority %.2g, and its in-links)", info.Weight, info.Priority)
+	}
+	if info.HintLastMod != "" {
+		fact("provider hint", "%s says it last changed %s (site clock; the site's Date at our last fetch: %s)",
+			info.HintSource, info.HintLastMod, fmtTime(info.SiteDate))
+	}
+	if trust := (hints.Trust{Agreed: hh.Agreed, Disagreed: hh.Disagreed}); trust.Observations() > 0 || !hh.ReadAt.IsZero() {
+		fact("site's hints", "trust %s; announced %d of the %d changes seen on hinted pages; sitemaps and feeds last read %s",
+			trust, hh.Announced, hh.Announced+hh.Missed, fmtTime(hh.ReadAt))
+	}
 	if len(kids) > 0 {
 		ratio := frequency.ChildChangeRatio(crawler.FrequencyHistories(kids), limit)
 		fact("children", "%d known; %.0f%% changed over their last %d records", len(kids), 100*ratio, limit)
@@ -113,7 +136,10 @@ func explainURL(ctx context.Context, cfg *config.Config, db *store.DB, u string)
 			rule.Threshold(info.Threshold))
 	}
 	e.NextRun = nextRun(info, kids, rule, limit)
-	if info.State == "active" {
+	if info.State == "active" && policy == nil {
+		e.NextRun = append(e.NextRun, "after its next crawl, its change rate is re-estimated and the optimal plan gives it its bucket's fr_max (see strata plan)")
+	}
+	if info.State == "active" && policy != nil {
 		unchanged := append(fr, frequency.Record{Run: -1})
 		changed := append(append([]frequency.Record(nil), fr...), frequency.Record{Run: -1, Changed: len(fr) > 0})
 		e.NextRun = append(e.NextRun, fmt.Sprintf("after its next crawl, fr_max becomes %d if the page is unchanged, %d if it changed (%s policy)",
