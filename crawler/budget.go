@@ -3,9 +3,11 @@ package crawler
 import (
 	"context"
 	"math"
+	"math/rand/v2"
 	"sort"
 	"sync"
 
+	"github.com/strata-crawler/strata/frequency"
 	"github.com/strata-crawler/strata/internal/store"
 )
 
@@ -128,4 +130,30 @@ func (c *Crawler) short(ctx context.Context, due int, hosts map[string]int) bool
 		}
 	}
 	return false
+}
+
+// siteSample is the hybrid policy's sampling of one site in one run: its Sampler, and how many
+// pages of the current batch are left.
+type siteSample struct {
+	s    *frequency.Sampler
+	left int
+}
+
+// sampleMore reports whether d's sampler wants another sampled page: one is left of the current
+// batch, or the sampler hands out another batch (the first always; later ones with Ghodsi et al.'s
+// probability P(ρ) given the changed share seen so far). The sampler's randomness is seeded by the
+// run and the site, so a run's choices can be replayed.
+func (s *stage) sampleMore(d *domain) bool {
+	h := s.c.cfg.Hybrid
+	if d.sample == nil {
+		seed := uint64(s.run.ID)
+		for _, b := range []byte(d.key) {
+			seed = seed*1099511628211 + uint64(b)
+		}
+		d.sample = &siteSample{s: h.NewSampler(h.Rho0(int(s.run.ID-1)), rand.New(rand.NewPCG(seed, 0x6a09e667)))}
+	}
+	if d.sample.left == 0 {
+		d.sample.left = d.sample.s.NextBatch()
+	}
+	return d.sample.left > 0
 }

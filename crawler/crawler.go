@@ -165,6 +165,10 @@ type Config struct {
 	// PriorityConstant is Xu et al.'s c in the cost of staleness, which orders the due URLs when the
 	// run has less budget or time than they need; default 0.1.
 	PriorityConstant float64
+	// Hybrid, when set, samples the pages with little history per site and run (Ghodsi et al.):
+	// pages still sampled are due every run, and a per-site Sampler chooses how many batches of them
+	// are fetched. The other pages are crawled as their fr says.
+	Hybrid *frequency.Hybrid
 	// Docs fetches sitemaps and feeds for provider hints; nil reads none.
 	Docs DocFetcher
 	// HintsTTL is how long an origin's sitemaps and feeds are trusted before they are read again;
@@ -279,6 +283,9 @@ type Stats struct {
 	// ordered by the cost of staleness because the run could not reach them all.
 	Budget, NewFetched, KnownFetched int
 	Prioritized                      bool
+	// Sampled counts the pages the hybrid policy's samplers chose, SampledChanged those of them
+	// that had changed.
+	Sampled, SampledChanged int
 	// Provider hints: sitemaps and feeds read, pages made due by a lastmod newer than our last
 	// fetch, and due pages left for later because a trusted site said they had not changed.
 	HintDocs, HintedDue, SkippedHint int

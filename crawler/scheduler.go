@@ -31,8 +31,9 @@ type domain struct {
 	// hintOrigins are origins whose sitemaps and feeds are to be read this run although nothing of
 	// theirs may be due.
 	hintOrigins []string
-	timeouts    int // consecutive page timeouts
-	failures    int // consecutive 5xx answers
+	sample      *siteSample // the hybrid policy's sampler of this run, once asked
+	timeouts    int         // consecutive page timeouts
+	failures    int         // consecutive 5xx answers
 }
 
 type robotsEntry struct {

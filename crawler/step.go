@@ -102,9 +102,16 @@ func (s *stage) nextURL(ctx context.Context, d *domain) (*store.DueURL, error) {
 			return nil, errNoMore
 		}
 		q := store.DueQuery{Hosts: hosts, Run: s.run.ID, Kind: kind, Only: s.run.Only}
+		if h := s.c.cfg.Hybrid; h != nil && len(s.run.Only) == 0 {
+			q.Sample, q.History = store.SampleQueue, h.History()
+		}
 		u, err := s.c.store.NextDue(ctx, q)
 		if errors.Is(err, store.ErrNotFound) && kind != store.DueAny {
 			q.Kind = store.DueAny // nothing of the preferred kind here: the other share takes it
+			u, err = s.c.store.NextDue(ctx, q)
+		}
+		if errors.Is(err, store.ErrNotFound) && q.Sample == store.SampleQueue && s.sampleMore(d) {
+			q.Sample = store.SampleOnly // the known pages are done: the site's sampled pages, batch by batch
 			u, err = s.c.store.NextDue(ctx, q)
 		}
 		if errors.Is(err, store.ErrNotFound) {
@@ -157,6 +164,18 @@ func (s *stage) crawl(ctx context.Context, d *domain, u *store.DueURL, pu *url.U
 		return err
 	}
 	usable := rec.Status == 200 || rec.NotModified
+	if u.Sampled {
+		d.sample.left-- // a page of the batch spent, whatever the answer
+	}
+	if u.Sampled && usable {
+		d.sample.s.Observe(rec.Changed)
+		s.count(func(st *Stats) {
+			st.Sampled++
+			if rec.Changed {
+				st.SampledChanged++
+			}
+		})
+	}
 	p := -1.0
 	if usable {
 		p = changeProbability(u.ChangeRate, u.LastRun, s.run.ID)

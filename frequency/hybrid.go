@@ -197,3 +197,26 @@ func (h Hybrid) Queue(p Page) (frMax int, ok bool) {
 	}
 	return slow, true
 }
+
+// History returns MinHistory with its default applied: the successful records after which a page
+// leaves sampling.
+func (h Hybrid) History() int {
+	_, minHist, _, _, _ := h.params()
+	return minHist
+}
+
+// Policy returns the hybrid's revisit rule as a [Policy] named "hybrid": a page that has left
+// sampling gets its queue's interval ([Hybrid.Queue]); a page still sampled gets 1, so that it is a
+// candidate in every run, and the crawler's per-site [Sampler] decides whether it is fetched.
+func (h Hybrid) Policy() Policy { return hybridPolicy{h} }
+
+type hybridPolicy struct{ h Hybrid }
+
+func (hybridPolicy) Name() string { return "hybrid" }
+
+func (p hybridPolicy) NextFrMax(pg Page) int {
+	if f, ok := p.h.Queue(pg); ok {
+		return f
+	}
+	return 1
+}

@@ -178,3 +178,32 @@ func TestHybridQueue(t *testing.T) {
 		t.Errorf("zero Hybrid: %v", err)
 	}
 }
+
+func TestHybridPolicy(t *testing.T) {
+	h := Hybrid{MinHistory: 3, Normal: 5, Slow: 20}
+	p := h.Policy()
+	rec := func(changed ...bool) []Record {
+		var out []Record
+		for i, c := range changed {
+			out = append(out, Record{Run: int64(i + 1), Changed: c && i > 0})
+		}
+		return out
+	}
+	tests := []struct {
+		name    string
+		history []Record
+		want    int
+	}{
+		{"still sampled", rec(false, true), 1},
+		{"changes often: Normal", rec(false, true, true, true), 5},
+		{"never changes: Slow", rec(false, false, false, false), 20},
+	}
+	for _, tc := range tests {
+		if got := p.NextFrMax(Page{FrMax: 1, History: tc.history}); got != tc.want {
+			t.Errorf("%s: fr_max %d, want %d", tc.name, got, tc.want)
+		}
+	}
+	if p.Name() != "hybrid" || h.History() != 3 || (Hybrid{}).History() != DefaultMinHistory {
+		t.Errorf("name %q, history %d", p.Name(), h.History())
+	}
+}

@@ -266,6 +266,7 @@ func (a *app) newCrawler(ctx context.Context, db *store.DB, arch *archive.Dir, p
 		Budget:         cfg.Optimizer.Budget,
 		NewShare:       cfg.Optimizer.NewShare,
 		Docs:           docFetcher(cfg, robotsClient),
+		Hybrid:         hybridOf(cfg),
 		MaxFrMax:       cfg.Frequency.Max,
 	})
 	return c, client.Close, nil
@@ -370,6 +371,13 @@ func summarize(runID int64, st *crawler.Stats) string {
 	}
 	if st.Budget > 0 {
 		fmt.Fprintf(&b, " Budget %d pages: %d new, %d known.", st.Budget, st.NewFetched, st.KnownFetched)
+	}
+	if st.HintDocs > 0 {
+		fmt.Fprintf(&b, " Hints: %d sitemaps and feeds read, %s made due by a newer lastmod, %d fetches spared by trusted ones.",
+			st.HintDocs, plural(st.HintedDue, "page"), st.SkippedHint)
+	}
+	if st.Sampled > 0 {
+		fmt.Fprintf(&b, " Hybrid: %s sampled, %d of them changed.", plural(st.Sampled, "page"), st.SampledChanged)
 	}
 	if st.Prioritized {
 		b.WriteString(" More was due than the run could reach: due pages were taken by the cost of staleness (Xu et al.).")

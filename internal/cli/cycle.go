@@ -13,6 +13,7 @@ import (
 
 	"github.com/strata-crawler/strata/crawler"
 	"github.com/strata-crawler/strata/frequency"
+	"github.com/strata-crawler/strata/internal/config"
 	"github.com/strata-crawler/strata/internal/store"
 	"github.com/strata-crawler/strata/internal/urlnorm"
 )
@@ -99,8 +100,11 @@ func (s *session) laterStages(ctx context.Context, c *crawler.Crawler, run int64
 // policy returns the per-page policy, or nil for the optimal policy, which plans all pages at once.
 func (s *session) policy() (frequency.Policy, error) {
 	f := s.a.cfg.Frequency
-	if f.Policy == "optimal" {
+	switch f.Policy {
+	case "optimal":
 		return nil, nil
+	case "hybrid":
+		return hybridOf(s.a.cfg).Policy(), nil
 	}
 	return frequency.New(f.Policy, frequency.WithLimit(f.Limit), frequency.WithBounds(f.Min, f.Max))
 }
@@ -144,6 +148,16 @@ func (s *session) recalc(ctx context.Context, c *crawler.Crawler, policy frequen
 	s.a.log.Info("optimal plan applied", "buckets", len(plan.Buckets), "expected_per_run", fmt.Sprintf("%.1f", plan.ExpectedPerRun),
 		"budget", plan.Budget, "expected_freshness", fmt.Sprintf("%.3f", plan.ExpectedFreshness))
 	return rs, nil
+}
+
+// hybridOf returns the hybrid policy's settings, or nil when it is not the policy.
+func hybridOf(cfg *config.Config) *frequency.Hybrid {
+	if cfg.Frequency.Policy != "hybrid" {
+		return nil
+	}
+	h := cfg.Hybrid
+	return &frequency.Hybrid{SampleSize: h.SampleSize, Step: h.Step, MinHistory: h.MinHistory, Normal: h.Normal, Slow: h.Slow,
+		Rho0Start: frequency.DefaultRho0Start, Estimator: frequency.Estimator{MinRate: cfg.Optimizer.MinRate, MaxRate: cfg.Optimizer.MaxRate}}
 }
 
 // ratePriorModel names the optimal policy's change-rate prior in the models table.

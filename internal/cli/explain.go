@@ -81,7 +81,11 @@ func explainURL(ctx context.Context, cfg *config.Config, db *store.DB, u string)
 		return nil, err
 	}
 	var policy frequency.Policy // nil for the optimal policy, which plans every page at once
-	if cfg.Frequency.Policy != "optimal" {
+	switch cfg.Frequency.Policy {
+	case "optimal":
+	case "hybrid":
+		policy = hybridOf(cfg).Policy()
+	default:
 		if policy, err = frequency.New(cfg.Frequency.Policy, frequency.WithLimit(limit),
 			frequency.WithBounds(cfg.Frequency.Min, cfg.Frequency.Max)); err != nil {
 			return nil, err

@@ -93,6 +93,10 @@ type Config struct {
 		Min    int
 		Max    int
 	}
+	Hybrid struct {
+		SampleSize, MinHistory, Normal, Slow int
+		Step                                 float64
+	}
 	Optimizer struct {
 		Budget    int     // pages per run
 		NewShare  float64 // of the budget, for never-fetched URLs
@@ -191,8 +195,8 @@ var schema = []field{
 	{key: "politeness.domain_key", def: "registrable", enum: []string{"registrable", "host"},
 		doc: `What counts as one domain for politeness: "registrable" (example.co.uk and its subdomains) or "host".`,
 		ptr: func(c *Config) any { return &c.Politeness.DomainKey }},
-	{key: "frequency.policy", def: "bouras", enum: []string{"bouras", "optimal", "nutch"},
-		doc: "How revisit intervals are recalculated after each crawl: \"bouras\" (Bouras et al., 3.2), \"optimal\" (WebFountain's change-rate buckets with Wolf et al.'s allocation under optimizer.budget) or \"nutch\" (Nutch's AdaptiveFetchSchedule: ×1.4 when unchanged, ×0.8 when changed, within frequency.min and max).",
+	{key: "frequency.policy", def: "bouras", enum: []string{"bouras", "optimal", "nutch", "hybrid"},
+		doc: "How revisit intervals are recalculated after each crawl: \"bouras\" (Bouras et al., 3.2), \"optimal\" (WebFountain's change-rate buckets with Wolf et al.'s allocation under optimizer.budget), \"nutch\" (Nutch's AdaptiveFetchSchedule: ×1.4 when unchanged, ×0.8 when changed, within frequency.min and max) or \"hybrid\" (Ghodsi et al.: pages with little history sampled per site, the others in a Normal or a Slow queue; see [hybrid]).",
 		ptr: func(c *Config) any { return &c.Frequency.Policy }},
 	{key: "frequency.limit", def: 10, min: 2, max: 1000,
 		doc: "How many of a page's last fetches the frequency and selective rules look at.",
@@ -227,6 +231,21 @@ var schema = []field{
 	{key: "optimizer.max_rate", def: 10.0, min: 1e-9, max: 1e6,
 		doc: "Highest change rate the buckets distinguish.",
 		ptr: func(c *Config) any { return &c.Optimizer.MaxRate }},
+	{key: "hybrid.sample_size", def: 10, min: 1, max: 100000,
+		doc: "With frequency.policy = \"hybrid\": pages per sampling batch; every site gets one batch a run, more while its sampled pages change.",
+		ptr: func(c *Config) any { return &c.Hybrid.SampleSize }},
+	{key: "hybrid.step", def: 0.02, min: 0, max: 1,
+		doc: "How much ρ0 rises each run: sampling gives way to the change-frequency queues as the archive's history grows.",
+		ptr: func(c *Config) any { return &c.Hybrid.Step }},
+	{key: "hybrid.min_history", def: 4, min: 1, max: 1000,
+		doc: "Successful fetches after which a page leaves sampling for the Normal or the Slow queue.",
+		ptr: func(c *Config) any { return &c.Hybrid.MinHistory }},
+	{key: "hybrid.normal", def: 15, min: 1, max: 3650,
+		doc: "Revisit interval, in runs, of the Normal queue (pages estimated to change at least once in √(normal·slow) runs).",
+		ptr: func(c *Config) any { return &c.Hybrid.Normal }},
+	{key: "hybrid.slow", def: 30, min: 1, max: 3650,
+		doc: "Revisit interval, in runs, of the Slow queue.",
+		ptr: func(c *Config) any { return &c.Hybrid.Slow }},
 	{key: "links.honour_nofollow", def: true,
 		doc: "Honour rel=nofollow (and sponsored, ugc) on links and <meta name=robots content=nofollow> on pages.",
 		ptr: func(c *Config) any { return &c.Links.HonourNofollow }},
@@ -374,6 +393,10 @@ func Load(opts Options) (*Config, error) {
 	if cfg.Optimizer.MinRate >= cfg.Optimizer.MaxRate {
 		return nil, fmt.Errorf("%w: %s: optimizer.min_rate (%g) must be below optimizer.max_rate (%g)", ErrInvalid,
 			describe(cfg, "optimizer.min_rate"), cfg.Optimizer.MinRate, cfg.Optimizer.MaxRate)
+	}
+	if cfg.Hybrid.Slow < cfg.Hybrid.Normal {
+		return nil, fmt.Errorf("%w: %s: hybrid.slow (%d) must be at least hybrid.normal (%d)", ErrInvalid,
+			describe(cfg, "hybrid.slow"), cfg.Hybrid.Slow, cfg.Hybrid.Normal)
 	}
 	cfg.Filter = filter.Default()
 	if file != "" && v.InConfig(filterKey) {

@@ -129,6 +129,8 @@ type DueURL struct {
 	// wrote it (package hints reads it); "" when none.
 	SiteDate    time.Time
 	HintLastMod string
+	// Sampled reports that the hybrid policy's sampler chose the page (DueQuery.Sample SampleOnly).
+	Sampled bool
 }
 
 // DueKind selects never-fetched or known URLs.
@@ -140,11 +142,24 @@ const (
 	DueKnown         // fetched before
 )
 
+// DueSample selects, for the hybrid policy, pages still sampled (fetched, but fewer than
+// DueQuery.History times successfully) or the others.
+type DueSample int
+
+const (
+	SampleAny   DueSample = iota
+	SampleQueue           // not sampled: never fetched, or with History successful fetches
+	SampleOnly            // still sampled
+)
+
 // DueQuery says which due URL [DB.NextDue] should return.
 type DueQuery struct {
 	Hosts []string // the hosts to look in (at least one)
 	Run   int64    // URLs the selective rule skipped for this run are not due in it
 	Kind  DueKind
+	// Sample and History split the due pages for the hybrid policy; see DueSample.
+	Sample  DueSample
+	History int
 	// Only, when set, restricts the query to these URLs: an immediate fetch outside the schedule.
 	Only []int64
 }
@@ -170,6 +185,15 @@ func (db *DB) NextDue(ctx context.Context, q DueQuery) (*DueURL, error) {
 	case DueKnown:
 		restrict = ` AND date IS NOT NULL`
 	}
+	if q.Sample != SampleAny && q.History > 0 {
+		sampled := `(date IS NOT NULL AND (SELECT count(*) FROM (SELECT 1 FROM fetches f WHERE f.url_id = urls.id
+			AND (f.status = 200 OR f.not_modified) LIMIT ?)) < ?)`
+		if q.Sample == SampleQueue {
+			sampled = `NOT ` + sampled
+		}
+		restrict += ` AND ` + sampled
+		args = append(args, q.History, q.History)
+	}
 	if len(q.Only) > 0 {
 		restrict += ` AND id IN (` + placeholders(len(q.Only)) + `)`
 		for _, id := range q.Only {
@@ -193,6 +217,7 @@ func (db *DB) NextDue(ctx context.Context, q DueQuery) (*DueURL, error) {
 	}
 	d.ETag, d.LastModified, d.ContentHash, d.RootID = etag.String, lm.String, hash.String, root.Int64
 	d.ArchivePath, d.ChangeRate, d.LastRun = archived.String, rate.Float64, lastRun.Int64
+	d.Sampled = q.Sample == SampleOnly
 	d.SiteDate, d.HintLastMod = parseTime(siteDate), hint.String
 	return &d, nil
 }
