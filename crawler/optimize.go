@@ -44,7 +44,7 @@ func (c *Crawler) Optimize(ctx context.Context, st OptimizeStore, run Run, cfg f
 func Groups(loads []store.BucketLoad, weighted bool) []frequency.Group {
 	g := make([]frequency.Group, len(loads))
 	for i, l := range loads {
-		g[i] = frequency.Group{Bucket: l.Bucket, Class: l.Class, Pages: l.Pages, Rate: l.Rate, Weight: 1}
+		g[i] = frequency.Group{Bucket: l.Bucket, Class: l.Class, Pages: l.Pages, Rate: l.Rate, Weight: 1, PerRun: l.PerRun}
 		if weighted {
 			g[i].Weight = l.Weight
 		}

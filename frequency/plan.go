@@ -10,6 +10,9 @@ type Group struct {
 	Pages  int     // pages in the group
 	Rate   float64 // their mean estimated change rate per run; ignored for Bucket -1
 	Weight float64 // importance of one of its pages (Wolf et al.'s weights); 0 means 1
+	// PerRun is Σ 1/fr_max over its pages: the crawls per run their current intervals give. Only
+	// [CurrentPlan] reads it.
+	PerRun float64
 }
 
 // PlanConfig sets the budgeted policy: Budget pages per run on average, over a period of Period
@@ -57,6 +60,43 @@ func MakePlan(groups []Group, cfg PlanConfig) *Plan {
 	if cfg.MaxCrawls <= 0 || cfg.MaxCrawls > cfg.Period {
 		cfg.MaxCrawls = cfg.Period
 	}
+	p, fl := planBuckets(groups, cfg)
+	period := max(cfg.Period, 1)
+	fLo := (period + cfg.MaxCrawls - 1) / max(cfg.MaxCrawls, 1) // ⌈T / max⌉: at most MaxCrawls a period
+	fHi := period / max(cfg.MinCrawls, 1)                       // ⌊T / min⌋: at least MinCrawls a period
+	f := AllocateIntervals(fl, float64(cfg.Budget), fLo, fHi)
+	stale := 0.0
+	for i := range p.Buckets {
+		b := &p.Buckets[i]
+		b.FrMax = f[i]
+		b.Crawls = int(math.Round(float64(period) / float64(f[i])))
+		b.Staleness = Staleness(b.Rate, float64(f[i]), 0)
+		p.ExpectedPerRun += float64(b.Pages) / float64(b.FrMax)
+		stale += b.Staleness * float64(b.Pages)
+	}
+	if p.Pages > 0 {
+		p.ExpectedFreshness = 1 - stale/float64(p.Pages)
+	}
+	return p
+}
+
+// Phase returns the countdown that puts a page on its fixed phase after run: with fr = Phase(run, id,
+// frMax), and every later run first decrementing fr, the page comes due in the runs r > run with
+// (r + id) mod frMax = 0, the first of them within frMax runs. Pages with consecutive ids fall on
+// consecutive runs, so a bucket's pages are spread over its interval and no run gets a thundering
+// herd. It is the rule the store's ApplyPlan applies in SQL; frMax < 1 counts as 1.
+func Phase(run, id int64, frMax int) int {
+	f := int64(max(frMax, 1))
+	k := ((f-(run+id)%f)%f + f) % f
+	if k == 0 {
+		k = f
+	}
+	return int(k)
+}
+
+// planBuckets describes the groups as plan buckets (rate ranges from the buckets, the mean
+// estimated rate for pages without an estimate) and as loads for the allocation.
+func planBuckets(groups []Group, cfg PlanConfig) (*Plan, []BucketLoad) {
 	if cfg.DefaultRate <= 0 {
 		cfg.DefaultRate = 0.1
 	}
@@ -96,35 +136,31 @@ func MakePlan(groups []Group, cfg PlanConfig) *Plan {
 		p.Buckets = append(p.Buckets, b)
 		p.Pages += l.Pages
 	}
-	period := max(cfg.Period, 1)
-	fLo := (period + cfg.MaxCrawls - 1) / max(cfg.MaxCrawls, 1) // ⌈T / max⌉: at most MaxCrawls a period
-	fHi := period / max(cfg.MinCrawls, 1)                       // ⌊T / min⌋: at least MinCrawls a period
-	f := AllocateIntervals(fl, float64(cfg.Budget), fLo, fHi)
+	return p, fl
+}
+
+// CurrentPlan describes the allocation the pages' current intervals make, whatever policy set
+// them: per group the mean interval (pages / PerRun, the harmonic mean of their fr_max), the crawls
+// per period of cfg.Period runs it gives, and the time-average staleness at the group's rate; in
+// total the crawls per run and the expected freshness. Budget is what cfg says (0 for none).
+func CurrentPlan(groups []Group, cfg PlanConfig) *Plan {
+	p, _ := planBuckets(groups, cfg)
+	period := float64(max(cfg.Period, 1))
 	stale := 0.0
 	for i := range p.Buckets {
-		b := &p.Buckets[i]
-		b.FrMax = f[i]
-		b.Crawls = int(math.Round(float64(period) / float64(f[i])))
-		b.Staleness = Staleness(b.Rate, float64(f[i]), 0)
-		p.ExpectedPerRun += float64(b.Pages) / float64(b.FrMax)
+		b, g := &p.Buckets[i], groups[i]
+		if !(g.PerRun > 0) || g.Pages == 0 {
+			continue
+		}
+		f := float64(g.Pages) / g.PerRun
+		b.FrMax = int(math.Round(f))
+		b.Crawls = int(math.Round(period / f))
+		b.Staleness = Staleness(b.Rate, f, 0)
+		p.ExpectedPerRun += g.PerRun
 		stale += b.Staleness * float64(b.Pages)
 	}
 	if p.Pages > 0 {
 		p.ExpectedFreshness = 1 - stale/float64(p.Pages)
 	}
 	return p
-}
-
-// Phase returns the countdown that puts a page on its fixed phase after run: with fr = Phase(run, id,
-// frMax), and every later run first decrementing fr, the page comes due in the runs r > run with
-// (r + id) mod frMax = 0, the first of them within frMax runs. Pages with consecutive ids fall on
-// consecutive runs, so a bucket's pages are spread over its interval and no run gets a thundering
-// herd. It is the rule the store's ApplyPlan applies in SQL; frMax < 1 counts as 1.
-func Phase(run, id int64, frMax int) int {
-	f := int64(max(frMax, 1))
-	k := ((f-(run+id)%f)%f + f) % f
-	if k == 0 {
-		k = f
-	}
-	return int(k)
 }

@@ -1,6 +1,7 @@
 package cli_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -225,5 +226,34 @@ func TestOptimalPolicyAndPlan(t *testing.T) {
 	bad := newEnv(t, "[frequency]\npolicy = \"optimal\"\n")
 	if _, errs, code := bad.run("status"); code != cli.ExitUsage || !strings.Contains(errs, "optimizer.budget") {
 		t.Errorf("optimal without a budget: exit %d, %q", code, errs)
+	}
+}
+
+// TestPlanForAnyPolicy: without the optimal policy, strata plan describes the allocation the pages'
+// current intervals make, on the same staleness scale.
+func TestPlanForAnyPolicy(t *testing.T) {
+	web := testweb.New(t)
+	s := web.AddSite(t)
+	for i := range 3 {
+		s.Page(fmt.Sprintf("/p%d", i), fmt.Sprintf("<p>page %d</p>", i))
+	}
+	e := newEnv(t, loopbackConfig)
+	for i := range 3 {
+		e.mustRun("seed", "add", "--level", "0", "--fr-max", "2", s.URL(fmt.Sprintf("/p%d", i)))
+	}
+	e.mustRun("run")
+	out := e.mustRun("plan")
+	if !strings.Contains(out, "the bouras policy's current intervals") || !strings.Contains(out, "expected:") {
+		t.Errorf("plan under bouras:\n%s", out)
+	}
+	var plan struct {
+		Pages          int
+		ExpectedPerRun float64
+	}
+	if err := json.Unmarshal([]byte(e.mustRun("plan", "--json")), &plan); err != nil {
+		t.Fatal(err)
+	}
+	if plan.Pages != 3 || plan.ExpectedPerRun <= 0 || plan.ExpectedPerRun > 3 {
+		t.Errorf("plan --json: %+v; want 3 pages and between 0 and 3 crawls per run", plan)
 	}
 }

@@ -15,13 +15,16 @@ func newPlanCmd(a *app) *cobra.Command {
 	var budget int
 	cmd := &cobra.Command{
 		Use:   "plan [--budget N] [--json]",
-		Short: "Show the optimal policy's allocation: per change-rate bucket, pages, crawls per period, fr_max, staleness",
-		Long: `Show how the optimal policy (WebFountain's change-rate buckets, Wolf et al.'s allocation) would spend
-optimizer.budget pages per run over optimizer.period runs, from the change rates strata has
-estimated so far: per bucket the rate range, pages, crawls per period, the revisit interval that
-realises them and the expected staleness, and in total the crawls per run and the expected share of
-pages whose stored copy is current. It changes nothing; with frequency.policy = "optimal", every
-run applies such a plan.`,
+		Short: "Show the crawl allocation per change-rate bucket: pages, crawls per period, fr_max, staleness",
+		Long: `Show the allocation of crawls to change-rate buckets: per bucket the rate range, pages, crawls per
+period of optimizer.period runs, the revisit interval and the expected staleness, and in total the
+crawls per run and the expected share of pages whose stored copy is current.
+
+With frequency.policy = "optimal" (or --budget N), it is the plan the optimal policy (WebFountain's
+change-rate buckets, Wolf et al.'s allocation) makes for optimizer.budget pages per run from the
+change rates strata has estimated so far; every run applies such a plan. With any other policy, it
+is the allocation the pages' current fr_max values make (their harmonic mean per bucket), judged by
+the same staleness, so policies can be compared on one scale. It changes nothing.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			db, err := a.openStore(cmd.Context())
@@ -33,7 +36,8 @@ run applies such a plan.`,
 			if budget > 0 {
 				cfg.Budget = budget
 			}
-			if cfg.Budget <= 0 {
+			optimal := a.cfg.Frequency.Policy == "optimal" || budget > 0
+			if optimal && cfg.Budget <= 0 {
 				return usagef("plan: no budget: set optimizer.budget (pages per run) or pass --budget N")
 			}
 			weighted := a.cfg.Optimizer.Objective == "weighted"
@@ -45,12 +49,21 @@ run applies such a plan.`,
 				_, err := fmt.Fprintln(a.stdout, "no active URLs yet")
 				return err
 			}
-			plan := frequency.MakePlan(crawler.Groups(loads, weighted), cfg)
+			var plan *frequency.Plan
+			if optimal {
+				plan = frequency.MakePlan(crawler.Groups(loads, weighted), cfg)
+			} else {
+				plan = frequency.CurrentPlan(crawler.Groups(loads, weighted), cfg)
+			}
 			if asJSON {
 				return writeJSON(a.stdout, plan)
 			}
 			w := a.stdout
-			fmt.Fprintf(w, "budget %d pages per run, period %d runs, %d pages\n\n", plan.Budget, plan.Period, plan.Pages)
+			if optimal {
+				fmt.Fprintf(w, "budget %d pages per run, period %d runs, %d pages\n\n", plan.Budget, plan.Period, plan.Pages)
+			} else {
+				fmt.Fprintf(w, "the %s policy's current intervals, period %d runs, %d pages\n\n", a.cfg.Frequency.Policy, plan.Period, plan.Pages)
+			}
 			tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 			weight := ""
 			if weighted {

@@ -15,6 +15,7 @@ type BucketLoad struct {
 	Pages  int
 	Rate   float64 // mean estimated change rate of the pages in it; 0 for the unestimated
 	Weight float64 // mean weight of the pages in it
+	PerRun float64 // Σ 1/fr_max over its pages: the crawls per run their current intervals give
 }
 
 // BucketLoads counts the active pages per change-rate bucket; pages without an estimate yet form a
@@ -25,7 +26,7 @@ func (db *DB) BucketLoads(ctx context.Context, weighted bool) ([]BucketLoad, err
 		class = weightClassSQL
 	}
 	rows, err := db.sql.QueryContext(ctx, `SELECT CASE WHEN change_rate IS NULL THEN -1 ELSE rate_bucket END AS b,
-		`+class+` AS c, count(*), coalesce(avg(change_rate), 0), avg(weight)
+		`+class+` AS c, count(*), coalesce(avg(change_rate), 0), avg(weight), sum(1.0 / fr_max)
 		FROM urls WHERE state = 'active' GROUP BY b, c ORDER BY b, c`)
 	if err != nil {
 		return nil, fmt.Errorf("bucket loads: %w", err)
@@ -34,7 +35,7 @@ func (db *DB) BucketLoads(ctx context.Context, weighted bool) ([]BucketLoad, err
 	var out []BucketLoad
 	for rows.Next() {
 		var l BucketLoad
-		if err := rows.Scan(&l.Bucket, &l.Class, &l.Pages, &l.Rate, &l.Weight); err != nil {
+		if err := rows.Scan(&l.Bucket, &l.Class, &l.Pages, &l.Rate, &l.Weight, &l.PerRun); err != nil {
 			return nil, fmt.Errorf("bucket loads: %w", err)
 		}
 		out = append(out, l)
