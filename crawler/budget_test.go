@@ -1,6 +1,7 @@
 package crawler_test
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"net/http"
@@ -135,5 +136,39 @@ func TestCrawlAccountsForTheChangeModel(t *testing.T) {
 	}
 	if len(doms) != 1 || doms[0].Changed != 1 || doms[0].Expected != last.ExpectedChanges {
 		t.Errorf("run domains %+v; want one with 1 change and %.2f expected", doms, last.ExpectedChanges)
+	}
+}
+
+// TestCrawlStopsWhileDomainsAreReady: the max duration stops the stage even when some domain is
+// always ready (many domains, no wait at the gate), and what was not reached stays due.
+func TestCrawlStopsWhileDomainsAreReady(t *testing.T) {
+	h := newHarness(t, harnessOptions{delay: time.Millisecond, maxDuration: 100 * time.Millisecond})
+	var urls []string
+	for _, s := range h.web.AddSites(t, 30) {
+		for i := range 20 {
+			p := fmt.Sprintf("/p%d", i)
+			s.Handle(p, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				time.Sleep(5 * time.Millisecond)
+				fmt.Fprintf(w, "<p>%s</p>", p)
+			}))
+			urls = append(urls, s.URL(p))
+		}
+	}
+	h.seed(0, 1, urls...)
+	st, err := h.crawl()
+	t.Logf("done %d of %d in %v", st.Done, len(urls), st.Elapsed)
+	if !errors.Is(err, crawler.ErrStopped) || !st.Stopped {
+		t.Fatalf("err %v, stopped %v: want the stage stopped by its max duration", err, st.Stopped)
+	}
+	hosts, err := h.db.DueHosts(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	left := 0
+	for _, n := range hosts {
+		left += n
+	}
+	if left == 0 || left != len(urls)-st.Done {
+		t.Errorf("%d URLs left due after %d done of %d; want the rest due", left, st.Done, len(urls))
 	}
 }

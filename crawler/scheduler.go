@@ -142,6 +142,11 @@ func (s *scheduler) signal() {
 // queued and nothing in flight that could add more).
 func (s *scheduler) next(ctx context.Context) (*domain, error) {
 	for {
+		// Checked first, not only while waiting: with domains always ready, a stop (max duration, a
+		// signal) would otherwise go unnoticed until the work ran out.
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		s.mu.Lock()
 		if len(s.queue) == 0 && s.busy == 0 {
 			s.mu.Unlock()
