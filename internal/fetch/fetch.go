@@ -123,10 +123,16 @@ func New(opts Options) *Client {
 		DialContext: g.DialContext,
 		// A custom DialContext disables HTTP/2 unless forced.
 		ForceAttemptHTTP2: true,
-		MaxIdleConns:      100,
-		// The crawler is polite per host; more idle connections would only
-		// hold sockets open on servers we will not hit in parallel.
-		MaxIdleConnsPerHost: 2,
+		// The crawler rotates through every domain due in a run and comes
+		// back to each after its politeness gap; a pool smaller than the
+		// domains in rotation has evicted a host's connection by then, and
+		// every request dials anew (measured: 9,500 connections for 9,000
+		// pages on 300 hosts with a pool of 100).
+		MaxIdleConns: 2048,
+		// The crawler is polite per host, one request at a time; more idle
+		// connections would only hold sockets open on servers we will not
+		// hit in parallel.
+		MaxIdleConnsPerHost: 1,
 		IdleConnTimeout:     90 * time.Second,
 		// These duplicate the per-fetch deadline for callers of HTTPClient
 		// who use their own context; they never extend it.

@@ -985,7 +985,7 @@ func TestNewDefaults(t *testing.T) {
 		c.maxRedirects != DefaultMaxRedirects || c.opts.UserAgent != DefaultUserAgent || c.opts.LookupNetIP == nil {
 		t.Errorf("defaults not applied: %+v, max redirects %d", c.opts, c.maxRedirects)
 	}
-	if c.transport.Proxy != nil || !c.transport.DisableCompression || c.transport.MaxIdleConnsPerHost != 2 {
+	if c.transport.Proxy != nil || !c.transport.DisableCompression || c.transport.MaxIdleConnsPerHost != 1 {
 		t.Error("transport not guarded as documented")
 	}
 	if New(Options{MaxRedirects: -1}).maxRedirects != 0 {
