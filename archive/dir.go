@@ -106,13 +106,28 @@ func (d *Dir) Write(runStart time.Time, v Version) (string, error) {
 		{TextFile, []byte(v.Text)},
 		{MetaFile, append(meta, '\n')},
 	}
-	for i, f := range files {
-		if err := WriteFile(filepath.Join(dir, f.name), f.data, 0o644); err != nil {
-			for _, done := range files[:i] {
-				os.Remove(filepath.Join(dir, done.name))
-			}
+	// The content files share one directory sync; page.json, which makes the version complete, is
+	// written only after they are durable, and is synced on its own.
+	undo := func(n int) {
+		for _, done := range files[:n] {
+			os.Remove(filepath.Join(dir, done.name))
+		}
+	}
+	content := files[:len(files)-1]
+	for i, f := range content {
+		if err := writeFileNoDirSync(filepath.Join(dir, f.name), f.data, 0o644); err != nil {
+			undo(i)
 			return "", err
 		}
+	}
+	if err := syncDir(dir); err != nil {
+		undo(len(content))
+		return "", opError("sync directory", dir, err)
+	}
+	last := files[len(files)-1]
+	if err := WriteFile(filepath.Join(dir, last.name), last.data, 0o644); err != nil {
+		undo(len(files)) // page.json too: a failed final sync leaves it in place
+		return "", err
 	}
 	return rel, nil
 }
