@@ -200,15 +200,20 @@ func (db *DB) NextDue(ctx context.Context, q DueQuery) (*DueURL, error) {
 			args = append(args, id)
 		}
 	}
-	err := db.sql.QueryRowContext(ctx, `SELECT id, url, host, level, fr_max, etag, last_modified, content_hash, root_id, is_seed,
+	// The text depends only on the number of hosts and ids and the kinds asked for: a handful of
+	// variants, each prepared once.
+	st, err := db.prepared(ctx, `SELECT id, url, host, level, fr_max, etag, last_modified, content_hash, root_id, is_seed,
 		threshold, digest, (SELECT archive_path FROM fetches f WHERE f.url_id = urls.id AND f.archive_path IS NOT NULL ORDER BY f.id DESC LIMIT 1),
 		date IS NULL, change_rate,
 		(SELECT f.run_id FROM fetches f WHERE f.url_id = urls.id AND (f.status = 200 OR f.not_modified) ORDER BY f.id DESC LIMIT 1),
 		site_date, hint_lastmod
 		FROM urls WHERE host IN (`+placeholders(len(q.Hosts))+`) AND state = 'active' AND fr = 0
-		AND (skipped_run IS NULL OR skipped_run <> ?)`+restrict+` ORDER BY prio DESC, level DESC, id LIMIT 1`, args...).
-		Scan(&d.ID, &d.URL, &d.Host, &d.Level, &d.FrMax, &etag, &lm, &hash, &root, &d.IsSeed, &d.Threshold, &d.Digest, &archived,
-			&d.New, &rate, &lastRun, &siteDate, &hint)
+		AND (skipped_run IS NULL OR skipped_run <> ?)`+restrict+` ORDER BY prio DESC, level DESC, id LIMIT 1`)
+	if err != nil {
+		return nil, fmt.Errorf("next due URL of %v: %w", q.Hosts, err)
+	}
+	err = st.QueryRowContext(ctx, args...).Scan(&d.ID, &d.URL, &d.Host, &d.Level, &d.FrMax, &etag, &lm, &hash, &root, &d.IsSeed, &d.Threshold, &d.Digest, &archived,
+		&d.New, &rate, &lastRun, &siteDate, &hint)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("next due URL of %v: %w", q.Hosts, ErrNotFound)
 	}

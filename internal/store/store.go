@@ -23,6 +23,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
@@ -90,6 +91,8 @@ type DB struct {
 	sql  *sql.DB
 	path string
 	now  func() time.Time
+
+	stmts sync.Map // query text → *sql.Stmt, for the statements run once or more per page
 }
 
 // Options tune Open.
@@ -227,7 +230,30 @@ func (db *DB) Version(ctx context.Context) (int, error) {
 func (db *DB) Path() string { return db.path }
 
 // Close checkpoints and closes the database.
-func (db *DB) Close() error { return db.sql.Close() }
+func (db *DB) Close() error {
+	db.stmts.Range(func(_, v any) bool {
+		v.(*sql.Stmt).Close()
+		return true
+	})
+	return db.sql.Close()
+}
+
+// prepared returns query prepared once for the life of db: the statements the crawl runs for every
+// page would otherwise be parsed and planned by SQLite again at every call.
+func (db *DB) prepared(ctx context.Context, query string) (*sql.Stmt, error) {
+	if st, ok := db.stmts.Load(query); ok {
+		return st.(*sql.Stmt), nil
+	}
+	st, err := db.sql.PrepareContext(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	if prev, loaded := db.stmts.LoadOrStore(query, st); loaded {
+		st.Close()
+		return prev.(*sql.Stmt), nil
+	}
+	return st, nil
+}
 
 // timeFormat is how every time is stored: UTC, fixed width, so text order is time order.
 const timeFormat = "2006-01-02T15:04:05.000Z"
