@@ -258,9 +258,20 @@ type FetchRecord struct {
 	State        string // new state, "" to keep the current one
 }
 
-// RecordFetch stores one fetch and updates its URL in one transaction.
+// RecordFetch stores one fetch and updates its URL in one transaction. The URL's row keeps its last
+// records (urls.recent) as well, so that recalc needs no fetch history.
 func (db *DB) RecordFetch(ctx context.Context, r FetchRecord) error {
 	err := db.inTx(ctx, func(tx *sql.Tx) error {
+		// The record as RunHistories reads it from fetches, appended in the same transaction, so
+		// the row's copy cannot drift from the table's.
+		var recent []byte
+		if err := tx.QueryRowContext(ctx, `SELECT recent FROM urls WHERE id = ?`, r.URLID).Scan(&recent); err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return err
+		}
+		recent, err := appendRecent(recent, Record{Run: r.RunID, Changed: r.Changed, Failed: !(r.Status == 200 || r.NotModified)})
+		if err != nil {
+			return fmt.Errorf("recent records: %w", err)
+		}
 		var magnitude, distance any
 		if r.ContentHash != "" && r.Magnitude >= 0 {
 			magnitude, distance = r.Magnitude, r.Distance
@@ -283,13 +294,14 @@ func (db *DB) RecordFetch(ctx context.Context, r FetchRecord) error {
 			content_hash = coalesce(?, content_hash),
 			digest = coalesce(?, digest),
 			etag = ?, last_modified = ?,
-			state = coalesce(?, state)
+			state = coalesce(?, state),
+			recent = ?
 			WHERE id = ?`,
 			r.NextFr, formatTime(r.FetchedAt), r.Status, siteDate,
 			r.ContentHash != "", r.Size,
 			nullString(r.ContentType), nullString(r.ContentHash), r.Digest,
 			nullString(r.ETag), nullString(r.LastModified),
-			nullString(r.State), r.URLID)
+			nullString(r.State), recent, r.URLID)
 		if err != nil {
 			return err
 		}

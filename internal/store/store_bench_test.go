@@ -27,9 +27,10 @@ import (
 )
 
 const (
-	benchHosts = 1000 // hosts the URLs are spread over
-	benchRuns  = 10   // fetch records per page (frequency.limit's default)
-	benchHubs  = 10   // level-1 hubs per host, below a level-2 seed
+	recentSchema = 12   // migrations/0012_recent.sql: adds and backfills urls.recent
+	benchHosts   = 1000 // hosts the URLs are spread over
+	benchRuns    = 10   // fetch records per page (frequency.limit's default)
+	benchHubs    = 10   // level-1 hubs per host, below a level-2 seed
 )
 
 func benchN(b *testing.B) int {
@@ -56,10 +57,12 @@ func benchURL(i int) (u, host string) {
 // benchURL(i). Per host: the first URL is a level-2 seed, the next benchHubs are level-1 hubs below
 // it, the rest level-0 pages spread over the hubs. fr_max is 1..7 and fr 0..4, so a fifth of each host's
 // URLs are due and Countdown changes most rows. Each page changed in a share of runs that depends on its
-// id; every fetch is a 200.
+// id; every fetch is a 200. The fetches are written into a database of the schema before
+// urls.recent, which the store then migrates, as an existing installation would be: the migration
+// builds every page's recent records from its fetches, and its time is logged.
 func buildFixture(b *testing.B, path string, n int) {
 	ctx := context.Background()
-	db, err := store.Open(ctx, path, store.Options{})
+	db, err := store.Open(ctx, path, store.Options{MaxVersion: recentSchema - 1})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -99,6 +102,15 @@ func buildFixture(b *testing.B, path string, n int) {
 			SELECT id, ?1, ?2, 200, 20000, content_hash, ((id * 7 + ?1) % (1 + id % 6)) = 0, 0, 40, 0.1, 3 FROM urls`, r, at)
 	}
 	exec(`COMMIT`)
+	exec(`PRAGMA wal_checkpoint(TRUNCATE)`)
+	start := time.Now()
+	if db, err = store.Open(ctx, path, store.Options{}); err != nil {
+		b.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		b.Fatal(err)
+	}
+	b.Logf("migration to schema %d (urls.recent from %d fetches): %v", store.SchemaVersion(), n*benchRuns, time.Since(start).Round(time.Millisecond))
 	exec(`PRAGMA wal_checkpoint(TRUNCATE)`)
 }
 
@@ -180,6 +192,8 @@ func BenchmarkStore(b *testing.B) {
 				row_number() OVER (PARTITION BY f.url_id ORDER BY f.id DESC) AS rn FROM fetches f JOIN pages p ON p.url_id = f.url_id)
 			SELECT r.url_id, u.fr_max, u.level, u.threshold, r.run_id, r.changed, r.failed
 			FROM ranked r JOIN urls u ON u.id = r.url_id WHERE r.rn <= 10 ORDER BY r.url_id, r.id`,
+			`SELECT url_id FROM fetches WHERE run_id = 10 AND status > 0`,
+			`SELECT id, fr_max, level, threshold, coalesce(child_ratio, -1), recent FROM urls WHERE id IN (5, 7, 9) ORDER BY id`,
 			`WITH kids AS (SELECT id FROM urls WHERE parent_id = 1 AND state = 'active'),
 			ranked AS (SELECT f.url_id, coalesce(f.run_id, 0) AS run_id, f.changed, NOT (f.status = 200 OR f.not_modified) AS failed, f.id,
 				row_number() OVER (PARTITION BY f.url_id ORDER BY f.id DESC) AS rn FROM fetches f JOIN kids k ON k.id = f.url_id)
@@ -293,48 +307,100 @@ func BenchmarkStore(b *testing.B) {
 		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "fetches/s")
 	})
 
-	// RunHistories alone: the read half of recalculation, streaming every page of the last run.
-	b.Run("RunHistories", func(b *testing.B) {
-		db, _ := work(b)
-		for i := 0; i < b.N; i++ {
-			pages, recs := 0, 0
-			err := db.RunHistories(ctx, benchRuns, benchRuns, func(h store.PageHistory) error {
-				pages++
-				recs += len(h.Records)
-				return nil
-			})
-			if err != nil {
-				b.Fatal(err)
+	// RunHistories alone: the read half of recalculation, streaming every page of the last run. With
+	// limit benchRuns it reads the pages' rows (urls.recent); with a limit above store.RecentCap it
+	// ranks the fetches table instead, as every recalc did before schema 12.
+	for _, c := range []struct {
+		name  string
+		limit int
+	}{{"RunHistories", benchRuns}, {"RunHistoriesFromFetches", store.RecentCap + 1}} {
+		b.Run(c.name, func(b *testing.B) {
+			db, _ := work(b)
+			for i := 0; i < b.N; i++ {
+				pages, recs := 0, 0
+				err := db.RunHistories(ctx, benchRuns, c.limit, func(h store.PageHistory) error {
+					pages++
+					recs += len(h.Records)
+					return nil
+				})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if pages != n || recs != n*benchRuns {
+					b.Fatalf("%d pages, %d records", pages, recs)
+				}
 			}
-			if pages != n || recs != n*benchRuns {
-				b.Fatalf("%d pages, %d records", pages, recs)
-			}
-		}
-	})
+		})
+	}
 
 	// Recalc: the whole Frequency Manager over the last run (every page), as strata recalc runs it.
+	// write-s is the part of it spent in SetFrMax. STRATA_BENCH_RECALC_BATCH=N writes the intervals
+	// N per transaction instead of recalc's own batches, to measure what a larger batch would save.
 	b.Run("Recalc", func(b *testing.B) {
 		policy, err := frequency.New("")
 		if err != nil {
 			b.Fatal(err)
 		}
+		batch := 0
+		if s := os.Getenv("STRATA_BENCH_RECALC_BATCH"); s != "" {
+			if batch, err = strconv.Atoi(s); err != nil || batch < 1 {
+				b.Fatalf("STRATA_BENCH_RECALC_BATCH=%q: want a positive integer", s)
+			}
+		}
 		for i := 0; i < b.N; i++ {
 			b.StopTimer()
 			db, _ := work(b)
 			c := crawler.New(db, nil, nil, nil, crawler.Config{})
+			st := &timedRecalcStore{DB: db, batch: batch}
 			runtime.GC()
 			b.StartTimer()
-			st, err := c.Recalc(ctx, db, crawler.Run{ID: benchRuns}, policy, benchRuns)
+			stats, err := c.Recalc(ctx, st, crawler.Run{ID: benchRuns}, policy, benchRuns)
+			if err == nil {
+				err = st.flush(ctx)
+			}
 			if err != nil {
 				b.Fatal(err)
 			}
-			if st.Pages != n {
-				b.Fatalf("recalculated %d pages", st.Pages)
+			if stats.Pages != n {
+				b.Fatalf("recalculated %d pages", stats.Pages)
 			}
-			b.ReportMetric(float64(st.Pages), "pages")
-			b.ReportMetric(float64(st.Adjusted), "hubs-adjusted")
+			b.ReportMetric(float64(stats.Pages), "pages")
+			b.ReportMetric(float64(stats.Adjusted), "hubs-adjusted")
+			b.ReportMetric(st.writing.Seconds(), "write-s")
 		}
 	})
+}
+
+// timedRecalcStore is the store as recalc sees it, timing SetFrMax and, with batch > 0, regrouping
+// its writes batch intervals per call.
+type timedRecalcStore struct {
+	*store.DB
+	batch   int
+	pending []store.FrMaxUpdate
+	writing time.Duration
+}
+
+func (s *timedRecalcStore) SetFrMax(ctx context.Context, updates []store.FrMaxUpdate) error {
+	if s.batch == 0 {
+		defer func(t time.Time) { s.writing += time.Since(t) }(time.Now())
+		return s.DB.SetFrMax(ctx, updates)
+	}
+	s.pending = append(s.pending, updates...)
+	if len(s.pending) < s.batch {
+		return nil
+	}
+	return s.flush(ctx)
+}
+
+// flush writes what a regrouping SetFrMax holds back; recalc's last call may leave some.
+func (s *timedRecalcStore) flush(ctx context.Context) error {
+	if len(s.pending) == 0 {
+		return nil
+	}
+	defer func(t time.Time) { s.writing += time.Since(t) }(time.Now())
+	err := s.DB.SetFrMax(ctx, s.pending)
+	s.pending = s.pending[:0]
+	return err
 }
 
 func benchRecord(id int64, i int) store.FetchRecord {
