@@ -287,11 +287,14 @@ func hintUpdated(now time.Time) store.Updated {
 }
 
 // noteFeeds records the feeds a page links on its own origin, to be read with the origin's hints.
+// Called by the worker holding d.
 func (s *stage) noteFeeds(ctx context.Context, d *domain, pu *url.URL, feeds []string) error {
 	o := origin(pu)
 	var own []string
 	for _, f := range feeds {
-		if fu, err := url.Parse(f); err == nil && origin(fu) == o {
+		// A site links the same feed from every page: it is recorded once per run, not per page.
+		if fu, err := url.Parse(f); err == nil && origin(fu) == o && !d.feeds[fu.String()] {
+			d.feeds[fu.String()] = true
 			own = append(own, fu.String())
 		}
 	}

@@ -182,3 +182,46 @@ func TestNewerLastmodMakesAPageDueNow(t *testing.T) {
 		}
 	}
 }
+
+// TestLinkedFeedIsReadWithTheSitesHints: a feed a page links is recorded, once however many pages
+// link it, and read with the site's hints the next day; its item dates then act like lastmods.
+func TestLinkedFeedIsReadWithTheSitesHints(t *testing.T) {
+	var now atomic.Int64
+	clock := func() time.Time { return time.Unix(0, now.Load()).UTC() }
+	now.Store(hintDay0.Add(3 * time.Hour).UnixNano())
+	h := newHarness(t, harnessOptions{delay: 2 * time.Millisecond})
+	s := h.web.AddSite(t)
+	for _, p := range []string{"/a", "/b"} {
+		s.Page(p, `<html><head><link rel="alternate" type="application/rss+xml" href="/feed.xml"></head><body><p>`+p+`</p></body></html>`)
+	}
+	s.Handle("/feed.xml", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/rss+xml")
+		fmt.Fprintf(w, `<?xml version="1.0"?><rss version="2.0"><channel><title>t</title><item><title>a</title><link>%s</link>`+
+			`<pubDate>%s</pubDate></item></channel></rss>`, s.URL("/a"), hintDay0.Format(http.TimeFormat))
+	}))
+	h.seed(0, 1, s.URL("/a"), s.URL("/b"))
+	h.cfg.Now, h.cfg.Docs = clock, docs
+	h = rewire(h, func(string) bool { return true })
+	for day, want := range []int{0, 1} {
+		now.Store(hintDay0.Add(time.Duration(day)*24*time.Hour + 3*time.Hour).UnixNano())
+		before := h.web.Count(s, "/feed.xml")
+		st := h.mustCrawl()
+		if got := h.web.Count(s, "/feed.xml") - before; got != want || st.HintDocs != want {
+			t.Errorf("day %d: the feed was requested %d times and %d hint documents read; want %d", day, got, st.HintDocs, want)
+		}
+	}
+	hh, err := h.db.HostHints(t.Context(), "http://"+s.Host())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hh.Feeds) != 1 || hh.Feeds[0] != s.URL("/feed.xml") {
+		t.Errorf("feeds recorded for the site: %v, want just %s", hh.Feeds, s.URL("/feed.xml"))
+	}
+	info, err := h.db.URLInfo(t.Context(), s.URL("/a"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.HintSource != "feed" || info.HintLastMod == "" {
+		t.Errorf("/a carries hint %q from %q; want the feed's date", info.HintLastMod, info.HintSource)
+	}
+}

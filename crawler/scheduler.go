@@ -31,9 +31,10 @@ type domain struct {
 	// hintOrigins are origins whose sitemaps and feeds are to be read this run although nothing of
 	// theirs may be due.
 	hintOrigins []string
-	sample      *siteSample // the hybrid policy's sampler of this run, once asked
-	timeouts    int         // consecutive page timeouts
-	failures    int         // consecutive 5xx answers
+	sample      *siteSample     // the hybrid policy's sampler of this run, once asked
+	feeds       map[string]bool // feeds its pages linked that are recorded already in this run
+	timeouts    int             // consecutive page timeouts
+	failures    int             // consecutive 5xx answers
 }
 
 type robotsEntry struct {
@@ -63,16 +64,26 @@ func (s *scheduler) addHosts(hosts map[string]int) []string {
 	defer s.mu.Unlock()
 	var keys []string
 	for _, h := range sortedKeys(hosts) {
-		key := s.gate.Key(h)
-		d, ok := s.domains[key]
-		if !ok {
-			d = &domain{key: key, index: -1, robots: map[string]*robotsEntry{}, hints: map[string]*hintQueue{}}
-			s.domains[key] = d
-			keys = append(keys, key)
+		d, created := s.domainOf(h)
+		if created {
+			keys = append(keys, d.key)
 		}
 		d.hosts = append(d.hosts, h)
 	}
 	return keys
+}
+
+// domainOf returns the domain of host, creating it (last in today's rotation, not queued) if the
+// stage has none yet. Call it with s.mu held.
+func (s *scheduler) domainOf(host string) (d *domain, created bool) {
+	key := s.gate.Key(host)
+	if d, ok := s.domains[key]; ok {
+		return d, false
+	}
+	d = &domain{key: key, index: -1, rank: len(s.domains), robots: map[string]*robotsEntry{}, hints: map[string]*hintQueue{},
+		feeds: map[string]bool{}}
+	s.domains[key] = d
+	return d, true
 }
 
 // rankAndStart queues the domains in the given order.
@@ -93,12 +104,7 @@ func (s *scheduler) rankAndStart(keys []string) {
 func (s *scheduler) addHintOrigin(host, origin string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	key := s.gate.Key(host)
-	d, ok := s.domains[key]
-	if !ok {
-		d = &domain{key: key, index: -1, robots: map[string]*robotsEntry{}, hints: map[string]*hintQueue{}, rank: len(s.domains)}
-		s.domains[key] = d
-	}
+	d, _ := s.domainOf(host)
 	d.hintOrigins = append(d.hintOrigins, origin)
 	if d.index < 0 && !d.active {
 		d.readyAt = s.gate.ReadyAt(host)
@@ -112,12 +118,7 @@ func (s *scheduler) addHintOrigin(host, origin string) {
 func (s *scheduler) addHost(host string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	key := s.gate.Key(host)
-	d, ok := s.domains[key]
-	if !ok {
-		d = &domain{key: key, index: -1, robots: map[string]*robotsEntry{}, hints: map[string]*hintQueue{}, rank: len(s.domains)}
-		s.domains[key] = d
-	}
+	d, _ := s.domainOf(host)
 	if d.dropped {
 		return
 	}
