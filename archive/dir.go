@@ -79,57 +79,18 @@ type Version struct {
 }
 
 // Write stores v in the directory of the run that started at runStart and returns the version's
-// directory relative to the root. Each file is written atomically and durably, page.json last, so
-// the directory either holds a complete version or, after a crash, pieces that Repair removes; on an
-// error nothing new is left behind.
+// directory relative to the root: Stage and Commit for one version. Each file is written atomically
+// and durably, page.json last, so the directory either holds a complete version or, after a crash,
+// pieces that Repair removes; on an error nothing new is left behind.
 func (d *Dir) Write(runStart time.Time, v Version) (string, error) {
-	u, err := url.Parse(v.URL)
+	p, err := d.Stage(runStart, v)
 	if err != nil {
-		return "", fmt.Errorf("archive %s: %w", v.URL, err)
-	}
-	rel := path.Join(RunDir(runStart), PagePath(u))
-	dir := filepath.Join(d.root, filepath.FromSlash(rel))
-	raw := HTMLFile
-	if !IsHTML(v.ContentType) {
-		raw = RawFile
-	}
-	v.Meta.RawFile = raw
-	meta, err := json.MarshalIndent(v.Meta, "", "  ")
-	if err != nil {
-		return "", fmt.Errorf("archive %s: %w", v.URL, err)
-	}
-	files := []struct {
-		name string
-		data []byte
-	}{
-		{raw, v.Body},
-		{TextFile, []byte(v.Text)},
-		{MetaFile, append(meta, '\n')},
-	}
-	// The content files share one directory sync; page.json, which makes the version complete, is
-	// written only after they are durable, and is synced on its own.
-	undo := func(n int) {
-		for _, done := range files[:n] {
-			os.Remove(filepath.Join(dir, done.name))
-		}
-	}
-	content := files[:len(files)-1]
-	for i, f := range content {
-		if err := writeFileNoDirSync(filepath.Join(dir, f.name), f.data, 0o644); err != nil {
-			undo(i)
-			return "", err
-		}
-	}
-	if err := syncDir(dir); err != nil {
-		undo(len(content))
-		return "", opError("sync directory", dir, err)
-	}
-	last := files[len(files)-1]
-	if err := WriteFile(filepath.Join(dir, last.name), last.data, 0o644); err != nil {
-		undo(len(files)) // page.json too: a failed final sync leaves it in place
 		return "", err
 	}
-	return rel, nil
+	if err := d.Commit([]*Pending{p})[0]; err != nil {
+		return "", err
+	}
+	return p.Path(), nil
 }
 
 // IsHTML reports whether a media type is stored as page.html (and read for links and main content):

@@ -59,6 +59,8 @@ type Store interface {
 	SaveRunDomains(ctx context.Context, run int64, ds []store.RunDomain) error
 	// DueAmong gives the hosts of the due URLs among ids, for an immediate fetch.
 	DueAmong(ctx context.Context, ids []int64) (map[string]int, error)
+	// RecordFetches stores many fetches in one transaction (none if one fails), RecordFetch one.
+	RecordFetches(ctx context.Context, recs []store.FetchRecord) error
 	RecordFetch(ctx context.Context, r store.FetchRecord) error
 	RecentStatuses(ctx context.Context, urlID int64, n int) ([]int, error)
 	SetState(ctx context.Context, urlID int64, state string) error
@@ -95,9 +97,11 @@ var _ Fetcher = (*fetch.Client)(nil)
 
 // Archive stores page versions. *archive.Dir implements it.
 type Archive interface {
-	// Write stores a version in the run's directory and returns its path relative to the archive
-	// root; on an error nothing of the version is left behind.
-	Write(runStart time.Time, v archive.Version) (string, error)
+	// Stage writes a version's files under temporary names in the run's directory; Commit puts a
+	// batch of staged versions in place durably, returning one error per version. On an error
+	// nothing of the version is left behind.
+	Stage(runStart time.Time, v archive.Version) (*archive.Pending, error)
+	Commit(batch []*archive.Pending) []error
 	// Snapshot links the stored version at from into the run's directory.
 	Snapshot(runStart time.Time, pageURL, from string) (string, error)
 }
@@ -407,11 +411,13 @@ func (c *Crawler) Crawl(ctx context.Context, run Run) (*Stats, error) {
 		workCtx, cancel = context.WithTimeout(ctx, c.cfg.MaxDuration)
 		defer cancel()
 	}
+	s.commit = newCommitter(ctx, c.cfg.Archive, c.store, c.cfg.Log)
 	g, gctx := errgroup.WithContext(workCtx)
 	for i := 0; i < c.cfg.Workers; i++ {
 		g.Go(func() error { return s.work(gctx) })
 	}
 	err = g.Wait()
+	s.commit.close()
 	if serr := c.store.SaveRunDomains(context.WithoutCancel(ctx), run.ID, s.ledger.list()); serr != nil && err == nil {
 		err = serr
 	}
@@ -436,9 +442,10 @@ func (c *Crawler) Crawl(ctx context.Context, run Run) (*Stats, error) {
 
 // stage is one running crawl stage.
 type stage struct {
-	c     *Crawler
-	run   Run
-	sched *scheduler
+	c      *Crawler
+	run    Run
+	sched  *scheduler
+	commit *committer // records the crawled pages of all workers together
 
 	mu      sync.Mutex
 	stats   Stats

@@ -137,19 +137,29 @@ func (s *stage) crawl(ctx context.Context, d *domain, u *store.DueURL, pu *url.U
 	rec.URLID, rec.RunID, rec.FetchedAt = u.ID, s.run.ID, started
 	var norm string // the text with numbers and dates set aside, for the novelty check
 	rec.Origin, rec.Domain = origin(pu), d.key
+	var version *archive.Pending
 	if resp != nil {
 		rec.Duration, rec.SiteDate = resp.Duration, resp.Date
 		p := s.extract(resp)
 		norm = s.detectChange(&rec, u, resp, p)
-		s.archive(&rec, u, resp, p)
-		if err := s.follow(ctx, d, u, pu, resp, &rec); err != nil {
-			return err
+		version = s.archive(&rec, u, resp, p)
+		err := s.follow(ctx, d, u, pu, resp, &rec)
+		if err == nil {
+			err = s.followLinks(ctx, d, u, pu, resp, &rec)
 		}
-		if err := s.followLinks(ctx, d, u, pu, resp, &rec); err != nil {
+		if err != nil {
+			if version != nil {
+				version.Discard()
+			}
 			return err
 		}
 	}
-	if err := s.c.store.RecordFetch(ctx, rec); err != nil {
+	archErr, err := s.commit.record(&rec, version)
+	if archErr != nil {
+		s.c.cfg.Log.Error("could not archive a page; its change is picked up next time", "url", u.URL, "error", archErr)
+		s.count(func(st *Stats) { st.Errors++ })
+	}
+	if err != nil {
 		return err
 	}
 	if err := s.observeHint(ctx, d, pu, u, &rec); err != nil {
@@ -361,13 +371,14 @@ func (s *stage) detectChange(rec *store.FetchRecord, u *store.DueURL, resp *fetc
 	return strconv.FormatUint(d.Norm, 16)
 }
 
-// archive writes a new or changed version, or links an unchanged one into the run when snapshots
-// are on. A failure (disk full, permissions) is recorded on the fetch and the stage carries on; the
-// stored hash is left alone so the next crawl sees the change again and archives it then.
-func (s *stage) archive(rec *store.FetchRecord, u *store.DueURL, resp *fetch.Response, p page) {
+// archive stages a new or changed version for the committer, or links an unchanged one into the
+// run when snapshots are on. A failure (disk full, permissions) is recorded on the fetch and the
+// stage carries on; the stored hash and digest are left alone so the next crawl sees the change
+// again and archives it then.
+func (s *stage) archive(rec *store.FetchRecord, u *store.DueURL, resp *fetch.Response, p page) *archive.Pending {
 	a := s.c.cfg.Archive
 	if a == nil || rec.ContentHash == "" {
-		return
+		return nil
 	}
 	if rec.ContentHash == u.ContentHash && u.ArchivePath != "" {
 		if s.c.cfg.Snapshot {
@@ -375,9 +386,9 @@ func (s *stage) archive(rec *store.FetchRecord, u *store.DueURL, resp *fetch.Res
 				s.c.cfg.Log.Warn("snapshot link failed", "url", u.URL, "error", err)
 			}
 		}
-		return
+		return nil
 	}
-	path, err := a.Write(s.run.Start, archive.Version{
+	v, err := a.Stage(s.run.Start, archive.Version{
 		Meta: archive.Meta{
 			URL: u.URL, FinalURL: resp.FinalURL, FetchedAt: rec.FetchedAt, Status: resp.Status,
 			ContentType: resp.ContentType, Charset: resp.Charset, Size: int64(len(resp.Body)), Truncated: resp.Truncated,
@@ -389,12 +400,13 @@ func (s *stage) archive(rec *store.FetchRecord, u *store.DueURL, resp *fetch.Res
 	})
 	if err != nil {
 		rec.Error = joinErr(rec.Error, err.Error())
-		rec.ContentHash, rec.Changed = "", false
+		rec.ContentHash, rec.Digest, rec.Changed = "", nil, false
 		s.c.cfg.Log.Error("could not archive a page; its change is picked up next time", "url", u.URL, "error", err)
 		s.count(func(st *Stats) { st.Errors++ })
-		return
+		return nil
 	}
-	rec.ArchivePath = path
+	rec.ArchivePath = v.Path()
+	return v
 }
 
 // follow lets a redirect's target join the run as a URL of its own: the next hop is a separate,

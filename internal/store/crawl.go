@@ -262,32 +262,46 @@ type FetchRecord struct {
 // records (urls.recent) as well, so that recalc needs no fetch history.
 func (db *DB) RecordFetch(ctx context.Context, r FetchRecord) error {
 	err := db.inTx(ctx, func(tx *sql.Tx) error {
-		// The record as RunHistories reads it from fetches, appended in the same transaction, so
-		// the row's copy cannot drift from the table's.
-		var recent []byte
-		if err := tx.QueryRowContext(ctx, `SELECT recent FROM urls WHERE id = ?`, r.URLID).Scan(&recent); err != nil && !errors.Is(err, sql.ErrNoRows) {
-			return err
-		}
-		recent, err := appendRecent(recent, Record{Run: r.RunID, Changed: r.Changed, Failed: !(r.Status == 200 || r.NotModified)})
+		st, err := db.fetchStmts(ctx, tx)
 		if err != nil {
-			return fmt.Errorf("recent records: %w", err)
-		}
-		var magnitude, distance any
-		if r.ContentHash != "" && r.Magnitude >= 0 {
-			magnitude, distance = r.Magnitude, r.Distance
-		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO fetches (url_id, run_id, fetched_at, status, size, content_hash,
-			changed, not_modified, archive_path, error, duration_ms, magnitude, distance) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			r.URLID, nullInt(r.RunID), formatTime(r.FetchedAt), r.Status, r.Size, nullString(r.ContentHash),
-			r.Changed, r.NotModified, nullString(r.ArchivePath), nullString(r.Error), r.Duration.Milliseconds(),
-			magnitude, distance); err != nil {
 			return err
 		}
-		var siteDate any
-		if !r.SiteDate.IsZero() {
-			siteDate = formatTime(r.SiteDate)
+		return st.record(ctx, r)
+	})
+	if err != nil {
+		return fmt.Errorf("record fetch of URL %d: %w", r.URLID, err)
+	}
+	return nil
+}
+
+// RecordFetches stores many fetches in one transaction, as RecordFetch stores one: a crawler that
+// records its workers' pages together (group commit) pays for one commit instead of one per page,
+// and its workers do not queue for SQLite's write lock. If one record fails, none is stored.
+func (db *DB) RecordFetches(ctx context.Context, recs []FetchRecord) error {
+	err := db.inTx(ctx, func(tx *sql.Tx) error {
+		st, err := db.fetchStmts(ctx, tx)
+		if err != nil {
+			return err
 		}
-		res, err := tx.ExecContext(ctx, `UPDATE urls SET fr = ?, date = ?, last_status = ?, skips = 0, prio = 0,
+		for _, r := range recs {
+			if err := st.record(ctx, r); err != nil {
+				return fmt.Errorf("URL %d: %w", r.URLID, err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("record %d fetches: %w", len(recs), err)
+	}
+	return nil
+}
+
+// The statements of recordFetch, prepared once and bound to each transaction.
+const (
+	recentQuery = `SELECT recent FROM urls WHERE id = ?`
+	fetchInsert = `INSERT INTO fetches (url_id, run_id, fetched_at, status, size, content_hash,
+			changed, not_modified, archive_path, error, duration_ms, magnitude, distance) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	urlUpdate = `UPDATE urls SET fr = ?, date = ?, last_status = ?, skips = 0, prio = 0,
 			site_date = coalesce(?, site_date),
 			size = CASE WHEN ? THEN ? ELSE size END,
 			content_type = coalesce(?, content_type),
@@ -296,30 +310,70 @@ func (db *DB) RecordFetch(ctx context.Context, r FetchRecord) error {
 			etag = ?, last_modified = ?,
 			state = coalesce(?, state),
 			recent = ?
-			WHERE id = ?`,
-			r.NextFr, formatTime(r.FetchedAt), r.Status, siteDate,
-			r.ContentHash != "", r.Size,
-			nullString(r.ContentType), nullString(r.ContentHash), r.Digest,
-			nullString(r.ETag), nullString(r.LastModified),
-			nullString(r.State), recent, r.URLID)
+			WHERE id = ?`
+	hostAccess = `INSERT INTO hosts (origin, domain, last_access_at) VALUES (?, ?, ?)
+			ON CONFLICT (origin) DO UPDATE SET last_access_at = max(coalesce(last_access_at, ''), excluded.last_access_at)`
+)
+
+// fetchStmts are recordFetch's statements bound to one transaction.
+type fetchStmts [4]*sql.Stmt
+
+// fetchStmts returns the statements, prepared on the database once, bound to tx.
+func (db *DB) fetchStmts(ctx context.Context, tx *sql.Tx) (*fetchStmts, error) {
+	var st fetchStmts
+	for i, q := range []string{recentQuery, fetchInsert, urlUpdate, hostAccess} {
+		p, err := db.prepared(ctx, q)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		if n, _ := res.RowsAffected(); n == 0 {
-			return ErrNotFound
-		}
-		if r.Origin == "" {
-			return nil
-		}
-		_, err = tx.ExecContext(ctx, `INSERT INTO hosts (origin, domain, last_access_at) VALUES (?, ?, ?)
-			ON CONFLICT (origin) DO UPDATE SET last_access_at = max(coalesce(last_access_at, ''), excluded.last_access_at)`,
-			r.Origin, r.Domain, formatTime(r.FetchedAt.Add(r.Duration)))
-		return err
-	})
-	if err != nil {
-		return fmt.Errorf("record fetch of URL %d: %w", r.URLID, err)
+		st[i] = tx.StmtContext(ctx, p)
 	}
-	return nil
+	return &st, nil
+}
+
+// record stores one fetch within the statements' transaction.
+func (st *fetchStmts) record(ctx context.Context, r FetchRecord) error {
+	// The record as RunHistories reads it from fetches, appended in the same transaction, so
+	// the row's copy cannot drift from the table's.
+	var recent []byte
+	if err := st[0].QueryRowContext(ctx, r.URLID).Scan(&recent); err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return err
+	}
+	recent, err := appendRecent(recent, Record{Run: r.RunID, Changed: r.Changed, Failed: !(r.Status == 200 || r.NotModified)})
+	if err != nil {
+		return fmt.Errorf("recent records: %w", err)
+	}
+	var magnitude, distance any
+	if r.ContentHash != "" && r.Magnitude >= 0 {
+		magnitude, distance = r.Magnitude, r.Distance
+	}
+	if _, err := st[1].ExecContext(ctx,
+		r.URLID, nullInt(r.RunID), formatTime(r.FetchedAt), r.Status, r.Size, nullString(r.ContentHash),
+		r.Changed, r.NotModified, nullString(r.ArchivePath), nullString(r.Error), r.Duration.Milliseconds(),
+		magnitude, distance); err != nil {
+		return err
+	}
+	var siteDate any
+	if !r.SiteDate.IsZero() {
+		siteDate = formatTime(r.SiteDate)
+	}
+	res, err := st[2].ExecContext(ctx,
+		r.NextFr, formatTime(r.FetchedAt), r.Status, siteDate,
+		r.ContentHash != "", r.Size,
+		nullString(r.ContentType), nullString(r.ContentHash), r.Digest,
+		nullString(r.ETag), nullString(r.LastModified),
+		nullString(r.State), recent, r.URLID)
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return ErrNotFound
+	}
+	if r.Origin == "" {
+		return nil
+	}
+	_, err = st[3].ExecContext(ctx, r.Origin, r.Domain, formatTime(r.FetchedAt.Add(r.Duration)))
+	return err
 }
 
 // LastAccess returns, per host[:port], the end of the last request strata sent to it after since.

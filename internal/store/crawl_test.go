@@ -311,3 +311,45 @@ func mustID(t *testing.T, db *store.DB, u string) int64 {
 	}
 	return info.ID
 }
+
+// RecordFetches stores a batch as RecordFetch stores each of its records, or none of it.
+func TestRecordFetches(t *testing.T) {
+	ctx := t.Context()
+	now := time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)
+	db := seedDB(t, &now,
+		store.NewSeed{URL: "https://a.example/", Host: "a.example", FrMax: 3},
+		store.NewSeed{URL: "https://b.example/", Host: "b.example", FrMax: 3})
+	a, _ := db.URLInfo(ctx, "https://a.example/")
+	b, _ := db.URLInfo(ctx, "https://b.example/")
+
+	// One record of a URL the table does not hold: nothing of the batch is stored.
+	bad := []store.FetchRecord{
+		{URLID: a.ID, RunID: 0, FetchedAt: now, Status: 200, ContentHash: "x", NextFr: 3},
+		{URLID: 999, FetchedAt: now, Status: 200, NextFr: 3},
+	}
+	if err := db.RecordFetches(ctx, bad); err == nil {
+		t.Fatal("a batch with an unknown URL was stored")
+	}
+	if st, _ := db.RecentStatuses(ctx, a.ID, 5); len(st) != 0 {
+		t.Errorf("a failed batch stored %v for a.example", st)
+	}
+
+	good := []store.FetchRecord{
+		{URLID: a.ID, FetchedAt: now, Status: 200, ContentHash: "x", NextFr: 3, Origin: "https://a.example", Domain: "a.example"},
+		{URLID: b.ID, FetchedAt: now, Status: 404, Error: "HTTP 404", NextFr: 3},
+		{URLID: a.ID, FetchedAt: now.Add(time.Minute), Status: 304, NotModified: true, NextFr: 3},
+	}
+	if err := db.RecordFetches(ctx, good); err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := db.RecentStatuses(ctx, a.ID, 5); !equal(st, []int{304, 200}) {
+		t.Errorf("a.example statuses %v, want [304 200]", st)
+	}
+	info, _ := db.URLInfo(ctx, "https://b.example/")
+	if info.Fr != 3 || info.LastError != "HTTP 404" {
+		t.Errorf("b.example row: fr %d, last error %q", info.Fr, info.LastError)
+	}
+	if acc, _ := db.LastAccess(ctx, now.Add(-time.Hour)); !acc["a.example"].Equal(now) {
+		t.Errorf("last access of a.example %v, want %v", acc["a.example"], now)
+	}
+}

@@ -1,0 +1,242 @@
+package archive
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"path"
+	"path/filepath"
+	"time"
+)
+
+// Pending is a version whose files are written under temporary names beside their final ones, not
+// yet in place and not yet durable. [Dir.Commit] puts many of them in place together.
+//
+// Writing a version durably on its own costs several fsyncs (each file, its directory, the
+// directories created for it); a crawler writing hundreds of pages a second spends most of its time
+// waiting for them. Staged versions share the syncs instead: a batch of any size costs three.
+type Pending struct {
+	rel     string   // the version's directory, relative to the root
+	dir     string   // the same, absolute
+	content []staged // page.html or page.raw, and page.txt
+	meta    staged   // page.json, put in place last
+	dirs    []string // the directories from dir up to the root, for the portable sync
+	placed  []string // the final names the commit has renamed files to so far
+}
+
+type staged struct{ tmp, final string }
+
+// Path returns the version's directory relative to the archive root, as Write returns it.
+func (p *Pending) Path() string { return p.rel }
+
+// Stage writes v's files to temporary names in its version directory, creating the directories it
+// needs. Nothing is in place or durable until [Dir.Commit]; [Pending.Discard] removes what Stage
+// wrote. On an error nothing of the version is left behind.
+func (d *Dir) Stage(runStart time.Time, v Version) (*Pending, error) {
+	u, err := url.Parse(v.URL)
+	if err != nil {
+		return nil, fmt.Errorf("archive %s: %w", v.URL, err)
+	}
+	runRel := RunDir(runStart)
+	rel := path.Join(runRel, PagePath(u))
+	p := &Pending{rel: rel, dir: filepath.Join(d.root, filepath.FromSlash(rel))}
+	raw := HTMLFile
+	if !IsHTML(v.ContentType) {
+		raw = RawFile
+	}
+	v.Meta.RawFile = raw
+	meta, err := json.MarshalIndent(v.Meta, "", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("archive %s: %w", v.URL, err)
+	}
+	if err := mkdirAll(p.dir); err != nil {
+		return nil, err
+	}
+	for dir := p.dir; len(dir) >= len(d.root); dir = filepath.Dir(dir) {
+		p.dirs = append(p.dirs, dir)
+		if dir == filepath.Dir(dir) {
+			break
+		}
+	}
+	files := []struct {
+		name string
+		data []byte
+	}{
+		{raw, v.Body},
+		{TextFile, []byte(v.Text)},
+		{MetaFile, append(meta, '\n')},
+	}
+	for i, f := range files {
+		tmp, err := writeTempIn(p.dir, f.data, 0o644)
+		if err != nil {
+			p.Discard()
+			return nil, opError("write", filepath.Join(p.dir, f.name), err)
+		}
+		s := staged{tmp: tmp, final: filepath.Join(p.dir, f.name)}
+		if i == len(files)-1 {
+			p.meta = s
+		} else {
+			p.content = append(p.content, s)
+		}
+	}
+	return p, nil
+}
+
+// Discard removes the temporary files of a version that will not be committed.
+func (p *Pending) Discard() {
+	for _, s := range p.content {
+		os.Remove(s.tmp)
+	}
+	if p.meta.tmp != "" {
+		os.Remove(p.meta.tmp)
+	}
+}
+
+// undo removes whatever of p the commit put in place, and its temporary files.
+func (p *Pending) undo() {
+	p.Discard()
+	for _, name := range p.placed {
+		os.Remove(name)
+	}
+	p.placed = nil
+}
+
+// Commit puts the staged versions in place, durably, and returns one error per version (nil for
+// those now in place). The order is that of Write for every version at once: the files' content
+// is synced before any of them takes its final name, so a name never shows a partial file after a
+// crash; the content files are in place and synced before page.json, so a version directory
+// holding page.json is complete. A failed sync fails every version of the batch, since it cannot
+// say whose data was lost; a failed rename fails only its version. Whatever failed is removed.
+func (d *Dir) Commit(batch []*Pending) []error {
+	errs := make([]error, len(batch))
+	failAll := func(op string, err error) []error {
+		for i, p := range batch {
+			if errs[i] == nil {
+				p.undo()
+				errs[i] = opError(op, p.dir, err)
+			}
+		}
+		return errs
+	}
+	if len(batch) == 0 {
+		return errs
+	}
+	if err := d.syncFiles(batch, contentTemps); err != nil {
+		return failAll("sync", err)
+	}
+	rename := func(i int, s staged) bool {
+		if err := os.Rename(s.tmp, s.final); err != nil {
+			batch[i].undo()
+			errs[i] = opError("rename to", s.final, err)
+			return false
+		}
+		batch[i].placed = append(batch[i].placed, s.final)
+		return true
+	}
+	for i, p := range batch {
+		for _, s := range p.content {
+			if !rename(i, s) {
+				break
+			}
+		}
+	}
+	if err := d.syncFiles(batch, versionDirs); err != nil {
+		return failAll("sync directory", err)
+	}
+	for i, p := range batch {
+		if errs[i] == nil {
+			rename(i, p.meta)
+		}
+	}
+	if err := d.syncFiles(batch, versionDirs); err != nil {
+		return failAll("sync directory", err)
+	}
+	return errs
+}
+
+// What a commit step makes durable.
+type syncWhat int
+
+const (
+	contentTemps syncWhat = iota // the temporary files' content, and the directories leading to them
+	versionDirs                  // the version directories' entries (the renames)
+)
+
+// syncEach is the portable form of a commit step's sync: an fsync per file and per directory.
+func syncEach(batch []*Pending, what syncWhat) error {
+	seen := map[string]bool{}
+	syncDirOnce := func(dir string) error {
+		if seen[dir] {
+			return nil
+		}
+		seen[dir] = true
+		return syncDir(dir)
+	}
+	for _, p := range batch {
+		switch what {
+		case contentTemps:
+			for _, s := range append(p.content[:len(p.content):len(p.content)], p.meta) {
+				if err := syncPath(s.tmp); err != nil {
+					return err
+				}
+			}
+			for _, dir := range p.dirs[1:] { // a directory created for the version needs its parent's entry
+				if err := syncDirOnce(dir); err != nil {
+					return err
+				}
+			}
+		case versionDirs:
+			if err := syncDirOnce(p.dir); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func syncPath(name string) error {
+	f, err := os.OpenFile(name, os.O_RDWR, 0)
+	if err != nil {
+		return err
+	}
+	err = syncFile(f)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// writeTempIn writes data to a new temporary file in dir and returns its name; the file is closed
+// but not synced.
+func writeTempIn(dir string, data []byte, perm os.FileMode) (string, error) {
+	tmp, f, err := createTemp(dir, perm)
+	if err != nil {
+		return "", err
+	}
+	if err := writeTemp(f, data); err != nil {
+		f.Close()
+		os.Remove(tmp)
+		return "", err
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(tmp)
+		return "", err
+	}
+	return tmp, nil
+}
+
+// mkdirAll is os.MkdirAll with the archive's error form; the new entries are made durable by the
+// commit's sync.
+func mkdirAll(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			return opError("mkdir", pe.Path, pe.Err)
+		}
+		return opError("mkdir", dir, err)
+	}
+	return nil
+}

@@ -1,0 +1,119 @@
+package crawler
+
+import (
+	"context"
+	"log/slog"
+
+	"github.com/strata-crawler/strata/archive"
+	"github.com/strata-crawler/strata/internal/store"
+)
+
+// maxCommitBatch bounds how many pages one commit takes: enough for every worker of a large
+// configuration, small enough that one transaction stays short.
+const maxCommitBatch = 256
+
+// committer makes the crawled pages of all workers durable together (group commit). A page on its
+// own cost several fsyncs for its archive files and a SQLite transaction for its row, taken by 32
+// workers in turn: they spent most of their time waiting for the disk and for each other. The
+// committer takes whatever pages are waiting, puts their versions in place with one set of syncs,
+// then records their rows in one transaction — a row still never points at a version that is not
+// durable. A worker waits for its page's commit before it moves on, so the next due URL it asks
+// the store for is never the one it just crawled.
+type committer struct {
+	arch  Archive // nil: nothing is archived
+	store Store
+	log   *slog.Logger
+	jobs  chan *commitJob
+	done  chan struct{}
+}
+
+// commitJob is one page waiting for the committer.
+type commitJob struct {
+	rec     *store.FetchRecord
+	version *archive.Pending // the page's new version, nil if none
+	archErr error            // set when the version could not be put in place
+	result  chan error
+}
+
+func newCommitter(ctx context.Context, arch Archive, st Store, log *slog.Logger) *committer {
+	c := &committer{arch: arch, store: st, log: log, jobs: make(chan *commitJob), done: make(chan struct{})}
+	go c.run(context.WithoutCancel(ctx)) // a page handed over is recorded, even when the stage stops
+	return c
+}
+
+// close waits for the committer to finish; no record may be submitted after it.
+func (c *committer) close() {
+	close(c.jobs)
+	<-c.done
+}
+
+// record makes rec (and its page's new version v, if any) durable and waits for it. archErr
+// reports a version that could not be put in place: rec was then stored without it, as a failed
+// archive write is (its error noted, its content hash left as it was, so the next crawl archives
+// the change). err is the store's.
+func (c *committer) record(rec *store.FetchRecord, v *archive.Pending) (archErr, err error) {
+	j := &commitJob{rec: rec, version: v, result: make(chan error, 1)}
+	c.jobs <- j
+	err = <-j.result
+	return j.archErr, err
+}
+
+func (c *committer) run(ctx context.Context) {
+	defer close(c.done)
+	for j := range c.jobs {
+		batch := []*commitJob{j}
+	more:
+		for len(batch) < maxCommitBatch {
+			select {
+			case j, ok := <-c.jobs:
+				if !ok {
+					break more
+				}
+				batch = append(batch, j)
+			default:
+				break more
+			}
+		}
+		c.commit(ctx, batch)
+	}
+}
+
+// commit puts a batch's versions in place, then records its rows.
+func (c *committer) commit(ctx context.Context, batch []*commitJob) {
+	var versions []*archive.Pending
+	var owners []*commitJob
+	for _, j := range batch {
+		if j.version != nil {
+			versions = append(versions, j.version)
+			owners = append(owners, j)
+		}
+	}
+	if len(versions) > 0 {
+		for i, err := range c.arch.Commit(versions) {
+			if err == nil {
+				continue
+			}
+			j := owners[i]
+			j.archErr = err
+			j.rec.Error = joinErr(j.rec.Error, err.Error())
+			// The stored version, hash and digest stay those of the last version archived, so the
+			// next crawl compares against them and archives this change then.
+			j.rec.ContentHash, j.rec.Digest, j.rec.Changed, j.rec.ArchivePath = "", nil, false, ""
+		}
+	}
+	recs := make([]store.FetchRecord, len(batch))
+	for i, j := range batch {
+		recs[i] = *j.rec
+	}
+	if err := c.store.RecordFetches(ctx, recs); err != nil {
+		// One bad record must not fail the others: record each on its own to find it.
+		c.log.Debug("group commit failed; recording its pages one by one", "pages", len(batch), "error", err)
+		for _, j := range batch {
+			j.result <- c.store.RecordFetch(ctx, *j.rec)
+		}
+		return
+	}
+	for _, j := range batch {
+		j.result <- nil
+	}
+}

@@ -1,0 +1,136 @@
+package crawler
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/strata-crawler/strata/archive"
+	"github.com/strata-crawler/strata/internal/store"
+)
+
+// recordingStore records fetches, and refuses those of one URL, as a store does a row it lost.
+type recordingStore struct {
+	Store // the rest is not used by the committer
+	bad   int64
+
+	mu       sync.Mutex
+	recorded []int64
+}
+
+func (s *recordingStore) RecordFetches(_ context.Context, recs []store.FetchRecord) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, r := range recs {
+		if r.URLID == s.bad {
+			return store.ErrNotFound
+		}
+	}
+	for _, r := range recs {
+		s.recorded = append(s.recorded, r.URLID)
+	}
+	return nil
+}
+
+func (s *recordingStore) RecordFetch(_ context.Context, r store.FetchRecord) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if r.URLID == s.bad {
+		return store.ErrNotFound
+	}
+	s.recorded = append(s.recorded, r.URLID)
+	return nil
+}
+
+// refusingArchive commits every staged version but the one in the directory it refuses.
+type refusingArchive struct {
+	Archive
+	refuse string
+}
+
+func (a refusingArchive) Commit(batch []*archive.Pending) []error {
+	errs := make([]error, len(batch))
+	for i, p := range batch {
+		if p.Path() == a.refuse {
+			errs[i] = errors.New("archive: sync: no space left on device")
+		}
+	}
+	return errs
+}
+
+func TestCommitterBatch(t *testing.T) {
+	dir, err := archive.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)
+	stage := func(u string) *archive.Pending {
+		p, err := dir.Stage(run, archive.Version{Meta: archive.Meta{URL: u, ContentType: "text/html"}, Body: []byte("x")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(p.Discard)
+		return p
+	}
+	full := stage("https://a.example/full")
+	st := &recordingStore{bad: 3}
+	c := &committer{arch: refusingArchive{refuse: full.Path()}, store: st, log: slog.New(slog.DiscardHandler)}
+
+	jobs := []*commitJob{
+		{rec: &store.FetchRecord{URLID: 1, ContentHash: "h1", ArchivePath: "p1"}, version: stage("https://a.example/ok")},
+		{rec: &store.FetchRecord{URLID: 2, ContentHash: "h2", Digest: []byte{1}, Changed: true, ArchivePath: full.Path()}, version: full},
+		{rec: &store.FetchRecord{URLID: 3}},
+		{rec: &store.FetchRecord{URLID: 4}},
+	}
+	for _, j := range jobs {
+		j.result = make(chan error, 1)
+	}
+	c.commit(t.Context(), jobs)
+
+	errs := make([]error, len(jobs))
+	for i, j := range jobs {
+		errs[i] = <-j.result
+	}
+	if errs[0] != nil || errs[1] != nil || errs[3] != nil {
+		t.Errorf("good records failed: %v", errs)
+	}
+	if !errors.Is(errs[2], store.ErrNotFound) {
+		t.Errorf("the bad record: error %v, want ErrNotFound", errs[2])
+	}
+	if got := st.recorded; !slices.Equal(got, []int64{1, 2, 4}) {
+		t.Errorf("recorded %v, want 1, 2 and 4 (the bad record does not take the others with it)", got)
+	}
+	if jobs[0].archErr != nil || jobs[0].rec.ArchivePath != "p1" {
+		t.Errorf("committed version: archErr %v, path %q", jobs[0].archErr, jobs[0].rec.ArchivePath)
+	}
+	r := jobs[1].rec
+	if jobs[1].archErr == nil || r.ContentHash != "" || r.Digest != nil || r.Changed || r.ArchivePath != "" || r.Error == "" {
+		t.Errorf("refused version: archErr %v, record %+v; want the error noted and no hash, digest, change or path",
+			jobs[1].archErr, *r)
+	}
+}
+
+// Every page handed over by many workers at once is recorded before close returns.
+func TestCommitterRecordsEveryPage(t *testing.T) {
+	st := &recordingStore{bad: -1}
+	c := newCommitter(t.Context(), nil, st, slog.New(slog.DiscardHandler))
+	var wg sync.WaitGroup
+	const pages = 200
+	for i := range pages {
+		wg.Go(func() {
+			if _, err := c.record(&store.FetchRecord{URLID: int64(i)}, nil); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	c.close()
+	slices.Sort(st.recorded)
+	if len(st.recorded) != pages || st.recorded[0] != 0 || st.recorded[pages-1] != pages-1 {
+		t.Fatalf("%d pages recorded, want %d", len(st.recorded), pages)
+	}
+}
