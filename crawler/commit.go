@@ -3,6 +3,7 @@ package crawler
 import (
 	"context"
 	"log/slog"
+	"time"
 
 	"github.com/strata-crawler/strata/archive"
 	"github.com/strata-crawler/strata/internal/store"
@@ -20,8 +21,9 @@ const maxCommitBatch = 256
 // durable. A worker waits for its page's commit before it moves on, so the next due URL it asks
 // the store for is never the one it just crawled.
 type committer struct {
-	arch  Archive // nil: nothing is archived
-	store Store
+	arch     Archive   // nil: nothing is archived
+	runStart time.Time // names the run's archive directory
+	store    Store
 	log   *slog.Logger
 	jobs  chan *commitJob
 	done  chan struct{}
@@ -30,13 +32,13 @@ type committer struct {
 // commitJob is one page waiting for the committer.
 type commitJob struct {
 	rec     *store.FetchRecord
-	version *archive.Pending // the page's new version, nil if none
-	archErr error            // set when the version could not be put in place
+	version *archive.Version // the page's new version, nil if none
+	archErr error            // set when the version could not be stored
 	result  chan error
 }
 
-func newCommitter(ctx context.Context, arch Archive, st Store, log *slog.Logger) *committer {
-	c := &committer{arch: arch, store: st, log: log, jobs: make(chan *commitJob), done: make(chan struct{})}
+func newCommitter(ctx context.Context, arch Archive, runStart time.Time, st Store, log *slog.Logger) *committer {
+	c := &committer{arch: arch, runStart: runStart, store: st, log: log, jobs: make(chan *commitJob), done: make(chan struct{})}
 	go c.run(context.WithoutCancel(ctx)) // a page handed over is recorded, even when the stage stops
 	return c
 }
@@ -48,10 +50,10 @@ func (c *committer) close() {
 }
 
 // record makes rec (and its page's new version v, if any) durable and waits for it. archErr
-// reports a version that could not be put in place: rec was then stored without it, as a failed
-// archive write is (its error noted, its content hash left as it was, so the next crawl archives
-// the change). err is the store's.
-func (c *committer) record(rec *store.FetchRecord, v *archive.Pending) (archErr, err error) {
+// reports a version that could not be stored: rec was then recorded without it (its error noted,
+// its content hash and digest left as they were, so the next crawl archives the change). err is
+// the store's.
+func (c *committer) record(rec *store.FetchRecord, v *archive.Version) (archErr, err error) {
 	j := &commitJob{rec: rec, version: v, result: make(chan error, 1)}
 	c.jobs <- j
 	err = <-j.result
@@ -78,27 +80,38 @@ func (c *committer) run(ctx context.Context) {
 	}
 }
 
-// commit puts a batch's versions in place, then records its rows.
+// commit writes a batch's versions and puts them in place, then records its rows. The versions'
+// files are written here, one after another, rather than by the workers: 32 goroutines creating
+// files at once cost the kernel 2.7 times the system time per file that one does (measured on
+// ext4: 250 µs against 93 µs per version directory of three files), contending for its locks.
 func (c *committer) commit(ctx context.Context, batch []*commitJob) {
+	failed := func(j *commitJob, err error) {
+		j.archErr = err
+		j.rec.Error = joinErr(j.rec.Error, err.Error())
+		// The stored version, hash and digest stay those of the last version archived, so the
+		// next crawl compares against them and archives this change then.
+		j.rec.ContentHash, j.rec.Digest, j.rec.Changed, j.rec.ArchivePath = "", nil, false, ""
+	}
 	var versions []*archive.Pending
 	var owners []*commitJob
 	for _, j := range batch {
-		if j.version != nil {
-			versions = append(versions, j.version)
-			owners = append(owners, j)
+		if j.version == nil {
+			continue
 		}
+		p, err := c.arch.Stage(c.runStart, *j.version)
+		if err != nil {
+			failed(j, err)
+			continue
+		}
+		j.rec.ArchivePath = p.Path()
+		versions = append(versions, p)
+		owners = append(owners, j)
 	}
 	if len(versions) > 0 {
 		for i, err := range c.arch.Commit(versions) {
-			if err == nil {
-				continue
+			if err != nil {
+				failed(owners[i], err)
 			}
-			j := owners[i]
-			j.archErr = err
-			j.rec.Error = joinErr(j.rec.Error, err.Error())
-			// The stored version, hash and digest stay those of the last version archived, so the
-			// next crawl compares against them and archives this change then.
-			j.rec.ContentHash, j.rec.Digest, j.rec.Changed, j.rec.ArchivePath = "", nil, false, ""
 		}
 	}
 	recs := make([]store.FetchRecord, len(batch))

@@ -46,20 +46,40 @@ func (s *recordingStore) RecordFetch(_ context.Context, r store.FetchRecord) err
 	return nil
 }
 
-// refusingArchive commits every staged version but the one in the directory it refuses.
+// refusingArchive commits every staged version but those of the page it refuses.
 type refusingArchive struct {
-	Archive
-	refuse string
+	*archive.Dir
+	refuse string // a URL
 }
 
 func (a refusingArchive) Commit(batch []*archive.Pending) []error {
 	errs := make([]error, len(batch))
+	var rest []*archive.Pending
+	var at []int
 	for i, p := range batch {
-		if p.Path() == a.refuse {
+		if p.Path() == a.refused() {
+			p.Discard()
 			errs[i] = errors.New("archive: sync: no space left on device")
+			continue
 		}
+		rest, at = append(rest, p), append(at, i)
+	}
+	for k, err := range a.Dir.Commit(rest) {
+		errs[at[k]] = err
 	}
 	return errs
+}
+
+func (a refusingArchive) refused() string {
+	p, _ := a.Dir.Stage(commitRun, *testVersion(a.refuse))
+	p.Discard()
+	return p.Path()
+}
+
+var commitRun = time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)
+
+func testVersion(u string) *archive.Version {
+	return &archive.Version{Meta: archive.Meta{URL: u, ContentType: "text/html"}, Body: []byte("x"), Text: u}
 }
 
 func TestCommitterBatch(t *testing.T) {
@@ -67,22 +87,13 @@ func TestCommitterBatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	run := time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)
-	stage := func(u string) *archive.Pending {
-		p, err := dir.Stage(run, archive.Version{Meta: archive.Meta{URL: u, ContentType: "text/html"}, Body: []byte("x")})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(p.Discard)
-		return p
-	}
-	full := stage("https://a.example/full")
 	st := &recordingStore{bad: 3}
-	c := &committer{arch: refusingArchive{refuse: full.Path()}, store: st, log: slog.New(slog.DiscardHandler)}
+	arch := refusingArchive{Dir: dir, refuse: "https://a.example/full"}
+	c := &committer{arch: arch, runStart: commitRun, store: st, log: slog.New(slog.DiscardHandler)}
 
 	jobs := []*commitJob{
-		{rec: &store.FetchRecord{URLID: 1, ContentHash: "h1", ArchivePath: "p1"}, version: stage("https://a.example/ok")},
-		{rec: &store.FetchRecord{URLID: 2, ContentHash: "h2", Digest: []byte{1}, Changed: true, ArchivePath: full.Path()}, version: full},
+		{rec: &store.FetchRecord{URLID: 1, ContentHash: "h1"}, version: testVersion("https://a.example/ok")},
+		{rec: &store.FetchRecord{URLID: 2, ContentHash: "h2", Digest: []byte{1}, Changed: true}, version: testVersion("https://a.example/full")},
 		{rec: &store.FetchRecord{URLID: 3}},
 		{rec: &store.FetchRecord{URLID: 4}},
 	}
@@ -104,8 +115,8 @@ func TestCommitterBatch(t *testing.T) {
 	if got := st.recorded; !slices.Equal(got, []int64{1, 2, 4}) {
 		t.Errorf("recorded %v, want 1, 2 and 4 (the bad record does not take the others with it)", got)
 	}
-	if jobs[0].archErr != nil || jobs[0].rec.ArchivePath != "p1" {
-		t.Errorf("committed version: archErr %v, path %q", jobs[0].archErr, jobs[0].rec.ArchivePath)
+	if p := jobs[0].rec.ArchivePath; jobs[0].archErr != nil || dir.Check(p) != nil {
+		t.Errorf("committed version: archErr %v, path %q, check %v", jobs[0].archErr, p, dir.Check(p))
 	}
 	r := jobs[1].rec
 	if jobs[1].archErr == nil || r.ContentHash != "" || r.Digest != nil || r.Changed || r.ArchivePath != "" || r.Error == "" {
@@ -117,7 +128,7 @@ func TestCommitterBatch(t *testing.T) {
 // Every page handed over by many workers at once is recorded before close returns.
 func TestCommitterRecordsEveryPage(t *testing.T) {
 	st := &recordingStore{bad: -1}
-	c := newCommitter(t.Context(), nil, st, slog.New(slog.DiscardHandler))
+	c := newCommitter(t.Context(), nil, commitRun, st, slog.New(slog.DiscardHandler))
 	var wg sync.WaitGroup
 	const pages = 200
 	for i := range pages {

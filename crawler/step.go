@@ -137,7 +137,7 @@ func (s *stage) crawl(ctx context.Context, d *domain, u *store.DueURL, pu *url.U
 	rec.URLID, rec.RunID, rec.FetchedAt = u.ID, s.run.ID, started
 	var norm string // the text with numbers and dates set aside, for the novelty check
 	rec.Origin, rec.Domain = origin(pu), d.key
-	var version *archive.Pending
+	var version *archive.Version
 	if resp != nil {
 		rec.Duration, rec.SiteDate = resp.Duration, resp.Date
 		p := s.extract(resp)
@@ -148,9 +148,6 @@ func (s *stage) crawl(ctx context.Context, d *domain, u *store.DueURL, pu *url.U
 			err = s.followLinks(ctx, d, u, pu, resp, &rec)
 		}
 		if err != nil {
-			if version != nil {
-				version.Discard()
-			}
 			return err
 		}
 	}
@@ -371,11 +368,9 @@ func (s *stage) detectChange(rec *store.FetchRecord, u *store.DueURL, resp *fetc
 	return strconv.FormatUint(d.Norm, 16)
 }
 
-// archive stages a new or changed version for the committer, or links an unchanged one into the
-// run when snapshots are on. A failure (disk full, permissions) is recorded on the fetch and the
-// stage carries on; the stored hash and digest are left alone so the next crawl sees the change
-// again and archives it then.
-func (s *stage) archive(rec *store.FetchRecord, u *store.DueURL, resp *fetch.Response, p page) *archive.Pending {
+// archive returns a new or changed version for the committer to store, or links an unchanged
+// one into the run when snapshots are on.
+func (s *stage) archive(rec *store.FetchRecord, u *store.DueURL, resp *fetch.Response, p page) *archive.Version {
 	a := s.c.cfg.Archive
 	if a == nil || rec.ContentHash == "" {
 		return nil
@@ -388,7 +383,7 @@ func (s *stage) archive(rec *store.FetchRecord, u *store.DueURL, resp *fetch.Res
 		}
 		return nil
 	}
-	v, err := a.Stage(s.run.Start, archive.Version{
+	return &archive.Version{
 		Meta: archive.Meta{
 			URL: u.URL, FinalURL: resp.FinalURL, FetchedAt: rec.FetchedAt, Status: resp.Status,
 			ContentType: resp.ContentType, Charset: resp.Charset, Size: int64(len(resp.Body)), Truncated: resp.Truncated,
@@ -397,16 +392,7 @@ func (s *stage) archive(rec *store.FetchRecord, u *store.DueURL, resp *fetch.Res
 		},
 		Body: resp.Body,
 		Text: p.text,
-	})
-	if err != nil {
-		rec.Error = joinErr(rec.Error, err.Error())
-		rec.ContentHash, rec.Digest, rec.Changed = "", nil, false
-		s.c.cfg.Log.Error("could not archive a page; its change is picked up next time", "url", u.URL, "error", err)
-		s.count(func(st *Stats) { st.Errors++ })
-		return nil
 	}
-	rec.ArchivePath = v.Path()
-	return v
 }
 
 // follow lets a redirect's target join the run as a URL of its own: the next hop is a separate,

@@ -36,6 +36,7 @@ func OpenReadOnly(ctx context.Context, path string) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("database %s: %w", path, err)
 	}
+	keepConns(sdb)
 	db := &DB{sql: sdb, path: path, now: time.Now}
 	var current int
 	if err := sdb.QueryRowContext(ctx, "PRAGMA user_version").Scan(&current); err != nil {
