@@ -24,9 +24,9 @@ type committer struct {
 	arch     Archive   // nil: nothing is archived
 	runStart time.Time // names the run's archive directory
 	store    Store
-	log   *slog.Logger
-	jobs  chan *commitJob
-	done  chan struct{}
+	log      *slog.Logger
+	jobs     chan *commitJob
+	done     chan struct{}
 }
 
 // commitJob is one page waiting for the committer.
