@@ -18,8 +18,8 @@ const maxCommitBatch = 256
 // workers in turn: they spent most of their time waiting for the disk and for each other. The
 // committer takes whatever pages are waiting, puts their versions in place with one set of syncs,
 // then records their rows in one transaction — a row still never points at a version that is not
-// durable. A worker waits for its page's commit before it moves on, so the next due URL it asks
-// the store for is never the one it just crawled.
+// durable. A page's domain stays busy until its commit is done, so the next due URL the domain
+// asks the store for is never the one just crawled.
 type committer struct {
 	arch     Archive   // nil: nothing is archived
 	runStart time.Time // names the run's archive directory
@@ -38,7 +38,7 @@ type commitJob struct {
 }
 
 func newCommitter(ctx context.Context, arch Archive, runStart time.Time, st Store, log *slog.Logger) *committer {
-	c := &committer{arch: arch, runStart: runStart, store: st, log: log, jobs: make(chan *commitJob), done: make(chan struct{})}
+	c := &committer{arch: arch, runStart: runStart, store: st, log: log, jobs: make(chan *commitJob, maxCommitBatch), done: make(chan struct{})}
 	go c.run(context.WithoutCancel(ctx)) // a page handed over is recorded, even when the stage stops
 	return c
 }
@@ -54,8 +54,19 @@ func (c *committer) close() {
 // its content hash and digest left as they were, so the next crawl archives the change). err is
 // the store's.
 func (c *committer) record(rec *store.FetchRecord, v *archive.Version) (archErr, err error) {
+	return c.submit(rec, v).wait()
+}
+
+// submit hands rec and v to the committer without waiting; it blocks only while maxCommitBatch
+// pages are already waiting. Neither may be touched until wait returns.
+func (c *committer) submit(rec *store.FetchRecord, v *archive.Version) *commitJob {
 	j := &commitJob{rec: rec, version: v, result: make(chan error, 1)}
 	c.jobs <- j
+	return j
+}
+
+// wait returns the outcome of a submitted page, as record does.
+func (j *commitJob) wait() (archErr, err error) {
 	err = <-j.result
 	return j.archErr, err
 }

@@ -414,7 +414,7 @@ func (c *Crawler) Crawl(ctx context.Context, run Run) (*Stats, error) {
 	s.commit = newCommitter(ctx, c.cfg.Archive, run.Start, c.store, c.cfg.Log)
 	g, gctx := errgroup.WithContext(workCtx)
 	for i := 0; i < c.cfg.Workers; i++ {
-		g.Go(func() error { return s.work(gctx) })
+		g.Go(func() error { return s.work(gctx, g) })
 	}
 	err = g.Wait()
 	s.commit.close()
@@ -480,8 +480,10 @@ func (s *stage) snapshot() *Stats {
 	return &st
 }
 
-// work is one worker: it takes ready domains and does one step for each until none is left.
-func (s *stage) work(ctx context.Context) error {
+// work is one worker: it takes ready domains and does one step for each until none is left. A
+// step that handed a page to the committer finishes in a goroutine of g of its own, which hands the
+// domain back once the page is recorded: a worker does not wait for the disk.
+func (s *stage) work(ctx context.Context, g *errgroup.Group) error {
 	for {
 		d, err := s.sched.next(ctx)
 		if err != nil || d == nil {
@@ -490,7 +492,16 @@ func (s *stage) work(ctx context.Context) error {
 		// A step in flight finishes even when the stage is stopped — a page is either recorded
 		// whole or left due — but not for longer than a page may take.
 		stepCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.c.cfg.StepTimeout)
-		more, err := s.step(stepCtx, d)
+		more, finish, err := s.step(stepCtx, d)
+		if finish != nil && err == nil {
+			g.Go(func() error {
+				defer cancel()
+				err := finish()
+				s.sched.done(d, more)
+				return err
+			})
+			continue
+		}
 		cancel()
 		s.sched.done(d, more)
 		if err != nil {

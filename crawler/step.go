@@ -33,59 +33,62 @@ const (
 var errNoMore = errors.New("no due URL left")
 
 // step does one unit of work for domain d — fetch a robots.txt, or take one URL through the
-// pipeline — and reports whether d has more.
-func (s *stage) step(ctx context.Context, d *domain) (more bool, err error) {
+// pipeline — and reports whether d has more. When a page went to the committer, finish is the rest
+// of the step, to run once it is recorded; the domain stays busy until then.
+func (s *stage) step(ctx context.Context, d *domain) (more bool, finish func() error, err error) {
 	u, err := s.nextURL(ctx, d)
 	if errors.Is(err, errNoMore) {
-		return s.hintsOnly(ctx, d)
+		more, err := s.hintsOnly(ctx, d)
+		return more, nil, err
 	}
 	if err != nil {
-		return false, err
+		return false, nil, err
 	}
 	parsed, err := url.Parse(u.URL)
 	if err != nil { // stored URLs are normalised; this would be a corrupt row
-		return true, s.fail(ctx, u, store.FetchRecord{Error: "stored URL does not parse: " + err.Error(), NextFr: u.FrMax, State: "filtered"})
+		return true, nil, s.fail(ctx, u, store.FetchRecord{Error: "stored URL does not parse: " + err.Error(), NextFr: u.FrMax, State: "filtered"})
 	}
 
 	// The filters first: configuration may have changed since the URL entered the table, and a
 	// rejected URL costs the site nothing.
 	if dec := s.decide(parsed, u.Level, u.IsSeed); !dec.Accept {
 		if err := s.c.store.SetState(ctx, u.ID, "filtered"); err != nil {
-			return false, err
+			return false, nil, err
 		}
 		s.c.cfg.Log.Debug("filtered", "url", u.URL, "reason", dec.Reason)
 		s.count(func(st *Stats) { st.Filtered++; st.Done++ })
-		return true, nil
+		return true, nil, nil
 	}
 
 	entry, requested, err := s.robotsFor(ctx, d, parsed)
 	switch {
 	case err != nil:
-		return false, err
+		return false, nil, err
 	case entry.private:
-		return true, s.fail(ctx, u, store.FetchRecord{Error: "host resolves to a private address and was not seeded; not crawled",
+		return true, nil, s.fail(ctx, u, store.FetchRecord{Error: "host resolves to a private address and was not seeded; not crawled",
 			NextFr: u.FrMax, State: "filtered"})
 	case entry.rules == nil:
 		// robots.txt unreachable: nothing of this host this run (RFC 9309 2.3.1.4); its URLs stay due.
 		s.sched.dropHost(d, u.Host)
-		return true, nil
+		return true, nil, nil
 	case requested:
-		return true, nil // that was this step's request; the URL is still due
+		return true, nil, nil // that was this step's request; the URL is still due
 	}
 	if done, err := s.hintStep(ctx, d, parsed, entry); done || err != nil {
-		return err == nil, err // a sitemap or feed was this step's request; the URL may still be due
+		return err == nil, nil, err // a sitemap or feed was this step's request; the URL may still be due
 	}
 	switch {
 	case !entry.rules.Allowed(s.c.token, parsed.RequestURI()):
 		if err := s.c.store.SetState(ctx, u.ID, "blocked"); err != nil {
-			return false, err
+			return false, nil, err
 		}
 		s.count(func(st *Stats) { st.Blocked++; st.Done++ })
-		return true, nil
+		return true, nil, nil
 	case !s.budget.take(u.New):
-		return false, nil // the run's budget is spent; the URL stays due
+		return false, nil, nil // the run's budget is spent; the URL stays due
 	}
-	return true, s.crawl(ctx, d, u, parsed)
+	finish, err = s.crawl(ctx, d, u, parsed)
+	return true, finish, err
 }
 
 // nextURL returns the next due URL of d: the highest priority first when the run is short of
@@ -126,13 +129,15 @@ func (s *stage) nextURL(ctx context.Context, d *domain) (*store.DueURL, error) {
 
 // crawl takes one URL through the pipeline: fetch → outcome → text → change detection → archive →
 // follow → record. The fetch row is recorded only after the archive holds the version it points at.
-func (s *stage) crawl(ctx context.Context, d *domain, u *store.DueURL, pu *url.URL) error {
+// The page is handed to the committer; finish waits for its record and does what depends on it
+// (hints, the trap guard, the selective rule, the counts), so the worker is free meanwhile.
+func (s *stage) crawl(ctx context.Context, d *domain, u *store.DueURL, pu *url.URL) (finish func() error, err error) {
 	started := s.c.cfg.Now()
 	s.requests.Add(1)
 	resp, ferr := s.c.fetch.Fetch(ctx, fetch.Request{URL: u.URL, ETag: u.ETag, LastModified: u.LastModified})
 	rec, keep := s.outcome(d, u, resp, ferr)
 	if !keep {
-		return nil // abandoned at a stop: nothing recorded, the URL stays due
+		return nil, nil // abandoned at a stop: nothing recorded, the URL stays due
 	}
 	rec.URLID, rec.RunID, rec.FetchedAt = u.ID, s.run.ID, started
 	var norm string // the text with numbers and dates set aside, for the novelty check
@@ -148,80 +153,83 @@ func (s *stage) crawl(ctx context.Context, d *domain, u *store.DueURL, pu *url.U
 			err = s.followLinks(ctx, d, u, pu, resp, &rec)
 		}
 		if err != nil {
-			return err
+			return nil, err
 		}
 	}
-	archErr, err := s.commit.record(&rec, version)
-	if archErr != nil {
-		s.c.cfg.Log.Error("could not archive a page; its change is picked up next time", "url", u.URL, "error", archErr)
-		s.count(func(st *Stats) { st.Errors++ })
-	}
-	if err != nil {
-		return err
-	}
-	if err := s.observeHint(ctx, d, pu, u, &rec); err != nil {
-		return err
-	}
-	if u.ContentHash == "" && norm != "" { // a first version: does its prefix bring anything new?
-		if err := s.trapEvent(ctx, s.guard.Fetched(d.key, pu, norm)); err != nil {
+	job := s.commit.submit(&rec, version)
+	return func() error {
+		archErr, err := job.wait()
+		if archErr != nil {
+			s.c.cfg.Log.Error("could not archive a page; its change is picked up next time", "url", u.URL, "error", archErr)
+			s.count(func(st *Stats) { st.Errors++ })
+		}
+		if err != nil {
 			return err
 		}
-	}
-	if err := s.selective(ctx, u, &rec); err != nil {
-		return err
-	}
-	usable := rec.Status == 200 || rec.NotModified
-	if u.Sampled {
-		d.sample.left-- // a page of the batch spent, whatever the answer
-	}
-	if u.Sampled && usable {
-		d.sample.s.Observe(rec.Changed)
+		if err := s.observeHint(ctx, d, pu, u, &rec); err != nil {
+			return err
+		}
+		if u.ContentHash == "" && norm != "" { // a first version: does its prefix bring anything new?
+			if err := s.trapEvent(ctx, s.guard.Fetched(d.key, pu, norm)); err != nil {
+				return err
+			}
+		}
+		if err := s.selective(ctx, u, &rec); err != nil {
+			return err
+		}
+		usable := rec.Status == 200 || rec.NotModified
+		if u.Sampled {
+			d.sample.left-- // a page of the batch spent, whatever the answer
+		}
+		if u.Sampled && usable {
+			d.sample.s.Observe(rec.Changed)
+			s.count(func(st *Stats) {
+				st.Sampled++
+				if rec.Changed {
+					st.SampledChanged++
+				}
+			})
+		}
+		p := -1.0
+		if usable {
+			p = changeProbability(u.ChangeRate, u.LastRun, s.run.ID)
+		}
+		s.ledger.record(d.key, rec.Changed, p)
 		s.count(func(st *Stats) {
-			st.Sampled++
-			if rec.Changed {
-				st.SampledChanged++
+			st.Done++
+			if u.New {
+				st.NewFetched++
+			} else {
+				st.KnownFetched++
+			}
+			if p >= 0 {
+				st.Estimated++
+				st.ExpectedChanges += p
+				if rec.Changed {
+					st.ObservedChanges++
+				}
+			}
+			if resp != nil {
+				st.Fetched++
+				st.Bytes += resp.Bytes
+			}
+			switch {
+			case rec.Error != "" && (resp == nil || resp.Status >= 500):
+				st.Errors++
+			case rec.NotModified:
+				st.NotModified++
+			case rec.Changed:
+				st.Changed++
+			case rec.ContentHash != "" && u.ContentHash == "":
+				st.New++
+			case rec.ContentHash != "":
+				st.Unchanged++
 			}
 		})
-	}
-	p := -1.0
-	if usable {
-		p = changeProbability(u.ChangeRate, u.LastRun, s.run.ID)
-	}
-	s.ledger.record(d.key, rec.Changed, p)
-	s.count(func(st *Stats) {
-		st.Done++
-		if u.New {
-			st.NewFetched++
-		} else {
-			st.KnownFetched++
-		}
-		if p >= 0 {
-			st.Estimated++
-			st.ExpectedChanges += p
-			if rec.Changed {
-				st.ObservedChanges++
-			}
-		}
-		if resp != nil {
-			st.Fetched++
-			st.Bytes += resp.Bytes
-		}
-		switch {
-		case rec.Error != "" && (resp == nil || resp.Status >= 500):
-			st.Errors++
-		case rec.NotModified:
-			st.NotModified++
-		case rec.Changed:
-			st.Changed++
-		case rec.ContentHash != "" && u.ContentHash == "":
-			st.New++
-		case rec.ContentHash != "":
-			st.Unchanged++
-		}
-	})
-	s.c.cfg.Log.Debug("fetched", "url", u.URL, "status", rec.Status, "changed", rec.Changed, "error", rec.Error,
-		"took", rec.Duration.Round(time.Millisecond))
-	return nil
+		s.c.cfg.Log.Debug("fetched", "url", u.URL, "status", rec.Status, "changed", rec.Changed, "error", rec.Error,
+			"took", rec.Duration.Round(time.Millisecond))
+		return nil
+	}, nil
 }
 
 // outcome turns a fetch into the record to store, and applies the domain's backoff rules. keep is
