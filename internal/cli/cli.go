@@ -8,7 +8,9 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"runtime"
+	"runtime/pprof"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -58,6 +60,8 @@ func ExitCode(err error) int {
 type app struct {
 	stdout, stderr io.Writer
 	configFile     string
+	cpuProfile     string       // --cpuprofile: where to write a CPU profile of the command
+	stopProfile    func() error // ends the profile; nil when none runs
 	flags          []config.FlagBinding
 	cfg            *config.Config
 	log            *slog.Logger
@@ -74,7 +78,37 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if _, _, err := root.Find(args); err != nil {
 		return usageError{oneLineCobraError(err)}
 	}
-	return root.ExecuteContext(ctx)
+	err := root.ExecuteContext(ctx)
+	if a.stopProfile != nil {
+		if perr := a.stopProfile(); perr != nil && err == nil {
+			err = perr
+		}
+	}
+	return err
+}
+
+// startProfile starts the CPU profile --cpuprofile asks for: a hidden flag for measuring strata
+// as users run it (docs/performance.md), not a feature of the crawler.
+func (a *app) startProfile() error {
+	if a.cpuProfile == "" {
+		return nil
+	}
+	f, err := os.Create(a.cpuProfile)
+	if err != nil {
+		return fmt.Errorf("cpu profile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return fmt.Errorf("cpu profile %s: %w", a.cpuProfile, err)
+	}
+	a.stopProfile = func() error {
+		pprof.StopCPUProfile()
+		if err := f.Close(); err != nil {
+			return fmt.Errorf("cpu profile %s: %w", a.cpuProfile, err)
+		}
+		return nil
+	}
+	return nil
 }
 
 // oneLineCobraError folds cobra's multi-line "Did you mean this?" suggestions into one line.
@@ -105,6 +139,9 @@ sends more than one request every 10 seconds to any site.`,
 	root.PersistentFlags().StringVar(&a.configFile, "config", "", "configuration file (default $STRATA_CONFIG, else ./strata.toml if present)")
 	a.bind(root.PersistentFlags(), "log.level", "log-level", "", "log level: debug, info, warn or error")
 	a.bind(root.PersistentFlags(), "log.format", "log-format", "", "log format: text or json")
+	root.PersistentFlags().StringVar(&a.cpuProfile, "cpuprofile", "", "write a CPU profile of the command to this file")
+	root.PersistentFlags().MarkHidden("cpuprofile")
+	root.PersistentPreRunE = func(*cobra.Command, []string) error { return a.startProfile() }
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.CompletionOptions.DisableDefaultCmd = true
 	root.AddCommand(newVersionCmd(a), newConfigCmd(a), newSeedCmd(a), newStatusCmd(a), newCrawlCmd(a), newFilterCmd(a),

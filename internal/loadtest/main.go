@@ -61,6 +61,7 @@ type options struct {
 	crawlers              string
 	strata                string // the strata binary; built from the module when empty
 	keep                  string // keep the crawlers' working files here instead of a removed temp dir
+	cpuProfile            string // strata --cpuprofile
 
 	child, seeds string // internal: -child colly -seeds FILE runs the colly crawl in this process
 }
@@ -77,6 +78,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&o.crawlers, "crawlers", "strata,colly", "crawlers to measure, in order: strata, colly")
 	fs.StringVar(&o.strata, "strata", "", "strata binary to run (default: go build the module's)")
 	fs.StringVar(&o.keep, "keep", "", "keep the databases, archives and logs in this directory")
+	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of strata's crawl to this file (strata --cpuprofile)")
 	fs.StringVar(&o.child, "child", "", "internal: run this crawler here (colly)")
 	fs.StringVar(&o.seeds, "seeds", "", "internal: the child's seed file")
 	if err := fs.Parse(args); err != nil {
@@ -247,6 +249,13 @@ delay_factor = 1.0
 		return nil, err
 	}
 	args := []string{"--config", cfg, "crawl"}
+	if o.cpuProfile != "" {
+		prof, err := filepath.Abs(o.cpuProfile)
+		if err != nil {
+			return nil, err
+		}
+		args = append(args, "--cpuprofile", prof)
+	}
 	if o.maxDuration > 0 {
 		args = append(args, "--max-duration", o.maxDuration.String())
 	}
