@@ -49,23 +49,18 @@ func (c *committer) close() {
 	<-c.done
 }
 
-// record makes rec (and its page's new version v, if any) durable and waits for it. archErr
-// reports a version that could not be stored: rec was then recorded without it (its error noted,
-// its content hash and digest left as they were, so the next crawl archives the change). err is
-// the store's.
-func (c *committer) record(rec *store.FetchRecord, v *archive.Version) (archErr, err error) {
-	return c.submit(rec, v).wait()
-}
-
-// submit hands rec and v to the committer without waiting; it blocks only while maxCommitBatch
-// pages are already waiting. Neither may be touched until wait returns.
+// submit hands rec (and its page's new version v, if any) to the committer without waiting; it
+// blocks only while maxCommitBatch pages are already waiting. Neither may be touched until wait
+// returns.
 func (c *committer) submit(rec *store.FetchRecord, v *archive.Version) *commitJob {
 	j := &commitJob{rec: rec, version: v, result: make(chan error, 1)}
 	c.jobs <- j
 	return j
 }
 
-// wait returns the outcome of a submitted page, as record does.
+// wait waits for a submitted page to be recorded. archErr reports a version that could not be
+// stored: the record was then stored without it (its error noted, its content hash and digest
+// left as they were, so the next crawl archives the change). err is the store's.
 func (j *commitJob) wait() (archErr, err error) {
 	err = <-j.result
 	return j.archErr, err

@@ -133,7 +133,7 @@ func TestCommitterRecordsEveryPage(t *testing.T) {
 	const pages = 200
 	for i := range pages {
 		wg.Go(func() {
-			if _, err := c.record(&store.FetchRecord{URLID: int64(i)}, nil); err != nil {
+			if _, err := c.submit(&store.FetchRecord{URLID: int64(i)}, nil).wait(); err != nil {
 				t.Error(err)
 			}
 		})

@@ -166,70 +166,77 @@ func (s *stage) crawl(ctx context.Context, d *domain, u *store.DueURL, pu *url.U
 		if err != nil {
 			return err
 		}
-		if err := s.observeHint(ctx, d, pu, u, &rec); err != nil {
+		return s.recorded(ctx, d, u, pu, resp, &rec, norm)
+	}, nil
+}
+
+// recorded does what depends on a page's record being stored: the provider hint's verdict, the
+// trap guard's novelty check, the selective rule, the hybrid sampler and the counts.
+func (s *stage) recorded(ctx context.Context, d *domain, u *store.DueURL, pu *url.URL, resp *fetch.Response,
+	rec *store.FetchRecord, norm string) error {
+	if err := s.observeHint(ctx, d, pu, u, rec); err != nil {
+		return err
+	}
+	if u.ContentHash == "" && norm != "" { // a first version: does its prefix bring anything new?
+		if err := s.trapEvent(ctx, s.guard.Fetched(d.key, pu, norm)); err != nil {
 			return err
 		}
-		if u.ContentHash == "" && norm != "" { // a first version: does its prefix bring anything new?
-			if err := s.trapEvent(ctx, s.guard.Fetched(d.key, pu, norm)); err != nil {
-				return err
-			}
-		}
-		if err := s.selective(ctx, u, &rec); err != nil {
-			return err
-		}
-		usable := rec.Status == 200 || rec.NotModified
-		if u.Sampled {
-			d.sample.left-- // a page of the batch spent, whatever the answer
-		}
-		if u.Sampled && usable {
-			d.sample.s.Observe(rec.Changed)
-			s.count(func(st *Stats) {
-				st.Sampled++
-				if rec.Changed {
-					st.SampledChanged++
-				}
-			})
-		}
-		p := -1.0
-		if usable {
-			p = changeProbability(u.ChangeRate, u.LastRun, s.run.ID)
-		}
-		s.ledger.record(d.key, rec.Changed, p)
+	}
+	if err := s.selective(ctx, u, rec); err != nil {
+		return err
+	}
+	usable := rec.Status == 200 || rec.NotModified
+	if u.Sampled {
+		d.sample.left-- // a page of the batch spent, whatever the answer
+	}
+	if u.Sampled && usable {
+		d.sample.s.Observe(rec.Changed)
 		s.count(func(st *Stats) {
-			st.Done++
-			if u.New {
-				st.NewFetched++
-			} else {
-				st.KnownFetched++
-			}
-			if p >= 0 {
-				st.Estimated++
-				st.ExpectedChanges += p
-				if rec.Changed {
-					st.ObservedChanges++
-				}
-			}
-			if resp != nil {
-				st.Fetched++
-				st.Bytes += resp.Bytes
-			}
-			switch {
-			case rec.Error != "" && (resp == nil || resp.Status >= 500):
-				st.Errors++
-			case rec.NotModified:
-				st.NotModified++
-			case rec.Changed:
-				st.Changed++
-			case rec.ContentHash != "" && u.ContentHash == "":
-				st.New++
-			case rec.ContentHash != "":
-				st.Unchanged++
+			st.Sampled++
+			if rec.Changed {
+				st.SampledChanged++
 			}
 		})
-		s.c.cfg.Log.Debug("fetched", "url", u.URL, "status", rec.Status, "changed", rec.Changed, "error", rec.Error,
-			"took", rec.Duration.Round(time.Millisecond))
-		return nil
-	}, nil
+	}
+	p := -1.0
+	if usable {
+		p = changeProbability(u.ChangeRate, u.LastRun, s.run.ID)
+	}
+	s.ledger.record(d.key, rec.Changed, p)
+	s.count(func(st *Stats) {
+		st.Done++
+		if u.New {
+			st.NewFetched++
+		} else {
+			st.KnownFetched++
+		}
+		if p >= 0 {
+			st.Estimated++
+			st.ExpectedChanges += p
+			if rec.Changed {
+				st.ObservedChanges++
+			}
+		}
+		if resp != nil {
+			st.Fetched++
+			st.Bytes += resp.Bytes
+		}
+		switch {
+		case rec.Error != "" && (resp == nil || resp.Status >= 500):
+			st.Errors++
+		case rec.NotModified:
+			st.NotModified++
+		case rec.Changed:
+			st.Changed++
+		case rec.ContentHash != "" && u.ContentHash == "":
+			st.New++
+		case rec.ContentHash != "":
+			st.Unchanged++
+		}
+	})
+	s.c.cfg.Log.Debug("fetched", "url", u.URL, "status", rec.Status, "changed", rec.Changed, "error", rec.Error,
+		"took", rec.Duration.Round(time.Millisecond))
+	return nil
 }
 
 // outcome turns a fetch into the record to store, and applies the domain's backoff rules. keep is
