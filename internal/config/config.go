@@ -169,7 +169,7 @@ var schema = []field{
 		doc: "User-Agent sent with every request. Replace the contact URL so site owners can reach you.",
 		ptr: func(c *Config) any { return &c.Crawl.UserAgent }},
 	{key: "crawl.workers", def: 32, min: 1, max: 1024,
-		doc: "Domains crawled at once. Each domain still sees at most one request at a time.",
+		doc: "Domains crawled at once. Each domain still sees at most one request at a time. On the real network a worker mostly waits for the site; on a small machine crawling a few hundred sites, 16 can be faster (docs/performance.md, section 6).",
 		ptr: func(c *Config) any { return &c.Crawl.Workers }},
 	{key: "crawl.page_timeout", def: 30 * time.Second, min: 1, max: 600,
 		doc: "Time limit for one page: connect, headers and body together (cuts slow-drip traps).",
