@@ -9,8 +9,8 @@ import (
 	"github.com/strata-crawler/strata/internal/store"
 )
 
-// maxCommitBatch bounds how many pages one commit takes: enough for every worker of a large
-// configuration, small enough that one transaction stays short.
+// maxCommitBatch bounds how many pages one commit takes: small enough that one transaction stays
+// short.
 const maxCommitBatch = 256
 
 // committer makes the crawled pages of all workers durable together (group commit). A page on its
@@ -37,8 +37,12 @@ type commitJob struct {
 	result  chan error
 }
 
-func newCommitter(ctx context.Context, arch Archive, runStart time.Time, st Store, log *slog.Logger) *committer {
-	c := &committer{arch: arch, runStart: runStart, store: st, log: log, jobs: make(chan *commitJob, maxCommitBatch), done: make(chan struct{})}
+// newCommitter starts a committer whose queue holds up to queue pages; a page beyond that waits in
+// its worker. Each page waiting holds its body and text, so the queue is what bounds the memory of
+// pages between fetch and record: about one page per worker in the queue, one per worker in the
+// batch being committed, and one in each worker.
+func newCommitter(ctx context.Context, arch Archive, runStart time.Time, st Store, log *slog.Logger, queue int) *committer {
+	c := &committer{arch: arch, runStart: runStart, store: st, log: log, jobs: make(chan *commitJob, queue), done: make(chan struct{})}
 	go c.run(context.WithoutCancel(ctx)) // a page handed over is recorded, even when the stage stops
 	return c
 }
@@ -50,7 +54,7 @@ func (c *committer) close() {
 }
 
 // submit hands rec (and its page's new version v, if any) to the committer without waiting; it
-// blocks only while maxCommitBatch pages are already waiting. Neither may be touched until wait
+// blocks only while the queue is full. Neither may be touched until wait
 // returns.
 func (c *committer) submit(rec *store.FetchRecord, v *archive.Version) *commitJob {
 	j := &commitJob{rec: rec, version: v, result: make(chan error, 1)}

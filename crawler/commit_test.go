@@ -128,7 +128,7 @@ func TestCommitterBatch(t *testing.T) {
 // Every page handed over by many workers at once is recorded before close returns.
 func TestCommitterRecordsEveryPage(t *testing.T) {
 	st := &recordingStore{bad: -1}
-	c := newCommitter(t.Context(), nil, commitRun, st, slog.New(slog.DiscardHandler))
+	c := newCommitter(t.Context(), nil, commitRun, st, slog.New(slog.DiscardHandler), 8)
 	var wg sync.WaitGroup
 	const pages = 200
 	for i := range pages {

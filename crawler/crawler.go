@@ -411,7 +411,7 @@ func (c *Crawler) Crawl(ctx context.Context, run Run) (*Stats, error) {
 		workCtx, cancel = context.WithTimeout(ctx, c.cfg.MaxDuration)
 		defer cancel()
 	}
-	s.commit = newCommitter(ctx, c.cfg.Archive, run.Start, c.store, c.cfg.Log)
+	s.commit = newCommitter(ctx, c.cfg.Archive, run.Start, c.store, c.cfg.Log, c.cfg.Workers)
 	g, gctx := errgroup.WithContext(workCtx)
 	for i := 0; i < c.cfg.Workers; i++ {
 		g.Go(func() error { return s.work(gctx, g) })
