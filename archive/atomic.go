@@ -35,19 +35,6 @@ var (
 // directory sync ("archive: sync directory of <name>: ..."): the new file is in place, but its
 // survival of a power cut is not assured.
 func WriteFile(name string, data []byte, perm os.FileMode) error {
-	if err := writeFileNoDirSync(name, data, perm); err != nil {
-		return err
-	}
-	if err := syncDir(filepath.Dir(name)); err != nil {
-		return opError("sync directory of", name, err)
-	}
-	return nil
-}
-
-// writeFileNoDirSync is WriteFile without the final directory sync: the file's content is durable
-// and the rename done, but the new entry survives a power cut only once the caller syncs the
-// directory. It lets several files of one directory share that sync.
-func writeFileNoDirSync(name string, data []byte, perm os.FileMode) error {
 	dir := filepath.Dir(name)
 	if err := mkdirAllSync(dir); err != nil {
 		return err
@@ -74,6 +61,9 @@ func writeFileNoDirSync(name string, data []byte, perm os.FileMode) error {
 	if err := os.Rename(tmp, name); err != nil {
 		os.Remove(tmp)
 		return opError("rename to", name, err)
+	}
+	if err := syncDir(dir); err != nil {
+		return opError("sync directory of", name, err)
 	}
 	return nil
 }
