@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/strata-crawler/strata/frequency"
 	"github.com/strata-crawler/strata/internal/store"
 )
@@ -62,16 +64,33 @@ func (c *Crawler) RecalcWith(ctx context.Context, st RecalcStore, run Run, polic
 	rng := rand.New(rand.NewPCG(uint64(run.ID), 0x5eed))
 	seen := 0
 	stats := &RecalcStats{}
+	// The intervals are written by a goroutine of their own while the next pages are read and
+	// computed: reading and the policy took 4-4.5 s of a 17.5 s recalc over 1 M pages, all of it
+	// in turn with the writes before. SQLite's WAL lets the reads go on beside the writer.
+	g, gctx := errgroup.WithContext(ctx)
+	batches := make(chan []store.FrMaxUpdate, 1)
+	g.Go(func() error {
+		for b := range batches {
+			if err := st.SetFrMax(gctx, b); err != nil {
+				return err // cancels gctx, which stops the reader's next send
+			}
+		}
+		return nil
+	})
 	batch := make([]store.FrMaxUpdate, 0, recalcBatch)
 	flush := func() error {
 		if len(batch) == 0 {
 			return nil
 		}
-		err := st.SetFrMax(ctx, batch)
-		batch = batch[:0]
-		return err
+		select {
+		case batches <- batch:
+		case <-gctx.Done():
+			return context.Cause(gctx)
+		}
+		batch = make([]store.FrMaxUpdate, 0, recalcBatch)
+		return nil
 	}
-	err := st.RunHistories(ctx, run.ID, limit, func(h store.PageHistory) error {
+	err := st.RunHistories(gctx, run.ID, limit, func(h store.PageHistory) error {
 		records := FrequencyRecords(h.Records)
 		next := h.FrMax // a nil policy only estimates rates: the optimal policy sets fr_max for all pages at once
 		if policy != nil {
@@ -117,6 +136,10 @@ func (c *Crawler) RecalcWith(ctx context.Context, st RecalcStore, run Run, polic
 	})
 	if err == nil {
 		err = flush()
+	}
+	close(batches)
+	if werr := g.Wait(); werr != nil {
+		err = werr // the writer's failure is the cause; the reader's error, if any, only follows it
 	}
 	if err == nil && rates != nil && rates.Mix != nil {
 		rates.Mix.Fit(sample, 2)

@@ -69,9 +69,9 @@ func buildBenchFixture(b *testing.B) (*serve.Server, int64) {
 	start := time.Now()
 	exec(`BEGIN`)
 	exec(`WITH RECURSIVE s(i) AS (SELECT 0 UNION ALL SELECT i+1 FROM s WHERE i+1 < ?1)
-		INSERT INTO urls (id, url, host, level, fr, fr_max, date, last_status, added_at, change_rate, rate_bucket)
+		INSERT INTO urls (id, url, host, level, due_tick, fr_max, date, last_status, added_at, change_rate, rate_bucket)
 		SELECT i+1, 'https://h' || printf('%04d', i % ?2) || '.example.org/section/' || ((i / ?2) % 50) || '/page-' || i || '.html',
-			'h' || printf('%04d', i % ?2) || '.example.org', 0, i % 3, 1 + i % 7, '2025-04-10T02:00:00.000Z', 200,
+			'h' || printf('%04d', i % ?2) || '.example.org', 0, CASE WHEN i % 3 = 0 THEN 0 ELSE 1 + i % 3 END, 1 + i % 7, '2025-04-10T02:00:00.000Z', 200,
 			'2025-01-01T02:00:00.000Z', 0.15, 140 FROM s`, n, hosts)
 	exec(`WITH RECURSIVE s(i) AS (SELECT 0 UNION ALL SELECT i+1 FROM s WHERE i+1 < ?1)
 		INSERT INTO hosts (origin, domain, robots_status, robots_fetched_at, crawl_delay_ms, last_access_at)

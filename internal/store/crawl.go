@@ -11,13 +11,25 @@ import (
 
 // Countdown starts a run the paper's way: every active URL with fr > 0 moves one run closer to being
 // due. It returns how many URLs are due afterwards, and how many still wait (skipped by fr).
+//
+// fr is stored as the tick it counts down to (urls.due_tick, see migrations/0013_due_tick.sql), so
+// the countdown advances the tick and writes only the rows whose tick has come, not every waiting
+// row: its cost follows the run's size, not the table's. A row whose tick passed while it was not
+// active comes due at the first countdown after it is active again.
 func (db *DB) Countdown(ctx context.Context) (due, waiting int, err error) {
-	err = db.inTx(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, `UPDATE urls SET fr = fr - 1 WHERE state = 'active' AND fr > 0`); err != nil {
+	err = db.inBulkTx(ctx, func(tx *sql.Tx) error {
+		var tick int64
+		if err := tx.QueryRowContext(ctx, `UPDATE countdown SET tick = tick + 1 RETURNING tick`).Scan(&tick); err != nil {
 			return err
 		}
-		return tx.QueryRowContext(ctx, `SELECT count(*) FILTER (WHERE fr = 0), count(*) FILTER (WHERE fr > 0)
-			FROM urls WHERE state = 'active'`).Scan(&due, &waiting)
+		if _, err := tx.ExecContext(ctx, `UPDATE urls SET due_tick = 0 WHERE state = 'active' AND due_tick > 0 AND due_tick <= ?`, tick); err != nil {
+			return err
+		}
+		// Two counts over the partial indexes, so neither reads the table.
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM urls WHERE state = 'active' AND due_tick = 0`).Scan(&due); err != nil {
+			return err
+		}
+		return tx.QueryRowContext(ctx, `SELECT count(*) FROM urls WHERE state = 'active' AND due_tick > 0`).Scan(&waiting)
 	})
 	if err != nil {
 		return 0, 0, fmt.Errorf("countdown: %w", err)
@@ -25,9 +37,23 @@ func (db *DB) Countdown(ctx context.Context) (due, waiting int, err error) {
 	return due, waiting, nil
 }
 
+// tickNow is the countdown's current tick, in SQL.
+const tickNow = `(SELECT tick FROM countdown)`
+
+// dueIn is the SQL for the due_tick of a page that comes due in runs runs (0: due now): the store's
+// callers speak the paper's fr, the table keeps the tick.
+func dueIn(runs string) string {
+	return `(CASE WHEN ` + runs + ` > 0 THEN ` + tickNow + ` + ` + runs + ` ELSE 0 END)`
+}
+
+// frOf is the SQL for the fr of a row whose due_tick column is dueTick.
+func frOf(dueTick string) string {
+	return `(CASE WHEN ` + dueTick + ` = 0 THEN 0 ELSE max(` + dueTick + ` - ` + tickNow + `, 0) END)`
+}
+
 // DueHosts lists the hosts that have due URLs, with how many each has.
 func (db *DB) DueHosts(ctx context.Context) (map[string]int, error) {
-	return db.hostCounts(ctx, "due hosts", `SELECT host, count(*) FROM urls WHERE state = 'active' AND fr = 0 GROUP BY host`)
+	return db.hostCounts(ctx, "due hosts", `SELECT host, count(*) FROM urls WHERE state = 'active' AND due_tick = 0 GROUP BY host`)
 }
 
 // hostCounts runs a query of (host, count) rows into a map.
@@ -60,8 +86,8 @@ func (db *DB) Immediate(ctx context.Context, urls []NewURL) ([]int64, error) {
 	err := db.inTx(ctx, func(tx *sql.Tx) error {
 		for _, u := range urls {
 			var id int64
-			err := tx.QueryRowContext(ctx, `INSERT INTO urls (url, host, level, fr, fr_max, added_at) VALUES (?, ?, 0, 0, ?, ?)
-				ON CONFLICT (url) DO UPDATE SET fr = 0,
+			err := tx.QueryRowContext(ctx, `INSERT INTO urls (url, host, level, due_tick, fr_max, added_at) VALUES (?, ?, 0, 0, ?, ?)
+				ON CONFLICT (url) DO UPDATE SET due_tick = 0,
 				state = CASE WHEN state IN ('gone', 'removed') THEN 'active' ELSE state END
 				RETURNING id`, u.URL, u.Host, max(u.FrMax, 1), now).Scan(&id)
 			if err != nil {
@@ -84,7 +110,7 @@ func (db *DB) DueAmong(ctx context.Context, ids []int64) (map[string]int, error)
 		args[i] = id
 	}
 	return db.hostCounts(ctx, "due hosts", `SELECT host, count(*) FROM urls WHERE id IN (`+placeholders(len(ids))+`)
-		AND state = 'active' AND fr = 0 GROUP BY host`, args...)
+		AND state = 'active' AND due_tick = 0 GROUP BY host`, args...)
 }
 
 // SeedHosts lists the hosts of the seeds: the hosts the user vouched for.
@@ -207,7 +233,7 @@ func (db *DB) NextDue(ctx context.Context, q DueQuery) (*DueURL, error) {
 		date IS NULL, change_rate,
 		(SELECT f.run_id FROM fetches f WHERE f.url_id = urls.id AND (f.status = 200 OR f.not_modified) ORDER BY f.id DESC LIMIT 1),
 		site_date, hint_lastmod
-		FROM urls WHERE host IN (`+placeholders(len(q.Hosts))+`) AND state = 'active' AND fr = 0
+		FROM urls WHERE host IN (`+placeholders(len(q.Hosts))+`) AND state = 'active' AND due_tick = 0
 		AND (skipped_run IS NULL OR skipped_run <> ?)`+restrict+` ORDER BY prio DESC, level DESC, id LIMIT 1`)
 	if err != nil {
 		return nil, fmt.Errorf("next due URL of %v: %w", q.Hosts, err)
@@ -301,7 +327,7 @@ const (
 	recentQuery = `SELECT recent FROM urls WHERE id = ?`
 	fetchInsert = `INSERT INTO fetches (url_id, run_id, fetched_at, status, size, content_hash,
 			changed, not_modified, archive_path, error, duration_ms, magnitude, distance) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
-	urlUpdate = `UPDATE urls SET fr = ?, date = ?, last_status = ?, skips = 0, prio = 0,
+	urlUpdate = `UPDATE urls SET due_tick = ?, date = ?, last_status = ?, skips = 0, prio = 0,
 			site_date = coalesce(?, site_date),
 			size = CASE WHEN ? THEN ? ELSE size END,
 			content_type = coalesce(?, content_type),
@@ -315,8 +341,11 @@ const (
 			ON CONFLICT (origin) DO UPDATE SET last_access_at = max(coalesce(last_access_at, ''), excluded.last_access_at)`
 )
 
-// fetchStmts are recordFetch's statements bound to one transaction.
-type fetchStmts [4]*sql.Stmt
+// fetchStmts are recordFetch's statements bound to one transaction, with the countdown's tick.
+type fetchStmts struct {
+	stmt [4]*sql.Stmt
+	tick int64
+}
 
 // fetchStmts returns the statements, prepared on the database once, bound to tx.
 func (db *DB) fetchStmts(ctx context.Context, tx *sql.Tx) (*fetchStmts, error) {
@@ -326,20 +355,27 @@ func (db *DB) fetchStmts(ctx context.Context, tx *sql.Tx) (*fetchStmts, error) {
 		if err != nil {
 			return nil, err
 		}
-		st[i] = tx.StmtContext(ctx, p)
+		st.stmt[i] = tx.StmtContext(ctx, p)
+	}
+	if err := tx.QueryRowContext(ctx, `SELECT tick FROM countdown`).Scan(&st.tick); err != nil {
+		return nil, err
 	}
 	return &st, nil
 }
 
 // record stores one fetch within the statements' transaction.
 func (st *fetchStmts) record(ctx context.Context, r FetchRecord) error {
+	ctx, err := rowCtx(ctx)
+	if err != nil {
+		return err
+	}
 	// The record as RunHistories reads it from fetches, appended in the same transaction, so
 	// the row's copy cannot drift from the table's.
 	var recent []byte
-	if err := st[0].QueryRowContext(ctx, r.URLID).Scan(&recent); err != nil && !errors.Is(err, sql.ErrNoRows) {
+	if err := st.stmt[0].QueryRowContext(ctx, r.URLID).Scan(&recent); err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return err
 	}
-	recent, err := appendRecent(recent, Record{Run: r.RunID, Changed: r.Changed, Failed: !(r.Status == 200 || r.NotModified)})
+	recent, err = appendRecent(recent, Record{Run: r.RunID, Changed: r.Changed, Failed: !(r.Status == 200 || r.NotModified)})
 	if err != nil {
 		return fmt.Errorf("recent records: %w", err)
 	}
@@ -347,7 +383,7 @@ func (st *fetchStmts) record(ctx context.Context, r FetchRecord) error {
 	if r.ContentHash != "" && r.Magnitude >= 0 {
 		magnitude, distance = r.Magnitude, r.Distance
 	}
-	if _, err := st[1].ExecContext(ctx,
+	if _, err := st.stmt[1].ExecContext(ctx,
 		r.URLID, nullInt(r.RunID), formatTime(r.FetchedAt), r.Status, r.Size, nullString(r.ContentHash),
 		r.Changed, r.NotModified, nullString(r.ArchivePath), nullString(r.Error), r.Duration.Milliseconds(),
 		magnitude, distance); err != nil {
@@ -357,8 +393,12 @@ func (st *fetchStmts) record(ctx context.Context, r FetchRecord) error {
 	if !r.SiteDate.IsZero() {
 		siteDate = formatTime(r.SiteDate)
 	}
-	res, err := st[2].ExecContext(ctx,
-		r.NextFr, formatTime(r.FetchedAt), r.Status, siteDate,
+	var due int64 // fr 0: due now
+	if r.NextFr > 0 {
+		due = st.tick + int64(r.NextFr)
+	}
+	res, err := st.stmt[2].ExecContext(ctx,
+		due, formatTime(r.FetchedAt), r.Status, siteDate,
 		r.ContentHash != "", r.Size,
 		nullString(r.ContentType), nullString(r.ContentHash), r.Digest,
 		nullString(r.ETag), nullString(r.LastModified),
@@ -372,7 +412,7 @@ func (st *fetchStmts) record(ctx context.Context, r FetchRecord) error {
 	if r.Origin == "" {
 		return nil
 	}
-	_, err = st[3].ExecContext(ctx, r.Origin, r.Domain, formatTime(r.FetchedAt.Add(r.Duration)))
+	_, err = st.stmt[3].ExecContext(ctx, r.Origin, r.Domain, formatTime(r.FetchedAt.Add(r.Duration)))
 	return err
 }
 
@@ -448,7 +488,7 @@ const (
 // crawled since runStart is made due now. It returns the URL's id and what it did.
 func (db *DB) Enqueue(ctx context.Context, u NewURL, runStart time.Time) (id int64, what Enqueued, err error) {
 	err = db.inTx(ctx, func(tx *sql.Tx) error {
-		err := tx.QueryRowContext(ctx, `INSERT INTO urls (url, host, level, fr, fr_max, parent_id, root_id, added_at)
+		err := tx.QueryRowContext(ctx, `INSERT INTO urls (url, host, level, due_tick, fr_max, parent_id, root_id, added_at)
 			VALUES (?, ?, ?, 0, ?, ?, ?, ?) ON CONFLICT (url) DO NOTHING RETURNING id`,
 			u.URL, u.Host, u.Level, u.FrMax, nullInt(u.ParentID), nullInt(u.RootID), formatTime(db.now())).Scan(&id)
 		if err == nil {
@@ -458,7 +498,7 @@ func (db *DB) Enqueue(ctx context.Context, u NewURL, runStart time.Time) (id int
 		if !errors.Is(err, sql.ErrNoRows) {
 			return err
 		}
-		err = tx.QueryRowContext(ctx, `UPDATE urls SET fr = 0, level = max(level, ?)
+		err = tx.QueryRowContext(ctx, `UPDATE urls SET due_tick = 0, level = max(level, ?)
 			WHERE url = ? AND state = 'active' AND (date IS NULL OR date < ?) RETURNING id`,
 			u.Level, u.URL, formatTime(runStart)).Scan(&id)
 		if err == nil {
@@ -630,7 +670,7 @@ func (db *DB) URLInfo(ctx context.Context, url string) (*URLInfo, error) {
 	var date, siteDate, hint sql.NullString
 	var parent sql.NullString
 	var parentID sql.NullInt64
-	err := db.sql.QueryRowContext(ctx, `SELECT u.id, u.url, u.state, u.level, u.fr, u.fr_max, u.threshold, u.is_seed, u.date,
+	err := db.sql.QueryRowContext(ctx, `SELECT u.id, u.url, u.state, u.level, `+frOf("u.due_tick")+`, u.fr_max, u.threshold, u.is_seed, u.date,
 		u.skips, u.parent_id, p.url, coalesce(u.change_rate, -1), u.rate_bucket,
 		u.release_days, u.weight, u.priority, u.site_date, u.hint_lastmod, coalesce(u.hint_source, '')
 		FROM urls u LEFT JOIN urls p ON p.id = u.parent_id WHERE u.url = ?`, url).
@@ -684,7 +724,7 @@ func (db *DB) Discover(ctx context.Context, found []NewURL) ([]NewURL, error) {
 	var added []NewURL
 	now := formatTime(db.now())
 	err := db.inTx(ctx, func(tx *sql.Tx) error {
-		ins, err := tx.PrepareContext(ctx, `INSERT INTO urls (url, host, level, fr, fr_max, parent_id, root_id, added_at)
+		ins, err := tx.PrepareContext(ctx, `INSERT INTO urls (url, host, level, due_tick, fr_max, parent_id, root_id, added_at)
 			VALUES (?, ?, ?, 0, ?, ?, ?, ?) ON CONFLICT (url) DO NOTHING`)
 		if err != nil {
 			return err
@@ -697,6 +737,10 @@ func (db *DB) Discover(ctx context.Context, found []NewURL) ([]NewURL, error) {
 		defer raise.Close()
 		added = added[:0]
 		for _, u := range found {
+			ctx, err := rowCtx(ctx)
+			if err != nil {
+				return err
+			}
 			res, err := ins.ExecContext(ctx, u.URL, u.Host, u.Level, u.FrMax, nullInt(u.ParentID), nullInt(u.RootID), now)
 			if err != nil {
 				return err

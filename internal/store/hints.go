@@ -128,7 +128,7 @@ type HintedURL struct {
 func (db *DB) ApplyHints(ctx context.Context, source string, hints []Hint) (known []HintedURL, unknown []string, err error) {
 	err = db.inTx(ctx, func(tx *sql.Tx) error {
 		st, err := tx.PrepareContext(ctx, `UPDATE urls SET hint_lastmod = coalesce(?1, hint_lastmod), hint_source = ?2
-			WHERE url = ?3 RETURNING id, host, state, fr, site_date, date IS NOT NULL`)
+			WHERE url = ?3 RETURNING id, host, state, `+frOf("due_tick")+`, site_date, date IS NOT NULL`)
 		if err != nil {
 			return err
 		}
@@ -162,7 +162,7 @@ func (db *DB) ApplyHints(ctx context.Context, source string, hints []Hint) (know
 func (db *DB) DeferByHint(ctx context.Context, ids []int64) error {
 	err := db.inTx(ctx, func(tx *sql.Tx) error {
 		for _, id := range ids {
-			if _, err := tx.ExecContext(ctx, `UPDATE urls SET fr = fr_max WHERE id = ? AND fr = 0`, id); err != nil {
+			if _, err := tx.ExecContext(ctx, `UPDATE urls SET due_tick = `+dueIn("fr_max")+` WHERE id = ? AND due_tick = 0`, id); err != nil {
 				return err
 			}
 		}

@@ -84,13 +84,17 @@ func (db *DB) AddURLs(ctx context.Context, urls []NewURL, state string) (int, er
 	n := 0
 	now := formatTime(db.now())
 	err := db.inTx(ctx, func(tx *sql.Tx) error {
-		st, err := tx.PrepareContext(ctx, `INSERT INTO urls (url, host, level, fr, fr_max, parent_id, root_id, state, added_at)
+		st, err := tx.PrepareContext(ctx, `INSERT INTO urls (url, host, level, due_tick, fr_max, parent_id, root_id, state, added_at)
 			VALUES (?, ?, ?, 0, ?, ?, ?, ?, ?) ON CONFLICT (url) DO NOTHING`)
 		if err != nil {
 			return err
 		}
 		defer st.Close()
 		for _, u := range urls {
+			ctx, err := rowCtx(ctx)
+			if err != nil {
+				return err
+			}
 			res, err := st.ExecContext(ctx, u.URL, u.Host, u.Level, u.FrMax, nullInt(u.ParentID), nullInt(u.RootID), state, now)
 			if err != nil {
 				return err

@@ -77,10 +77,10 @@ func (db *DB) ApplyPlan(ctx context.Context, run int64, weighted bool, plan []Pl
 		}
 		// Runs ahead of the next are counted down at their start: a page due in run r' = run + k
 		// needs fr = k now, k in [1, fr_max], with (run + k + id) mod fr_max = 0.
-		_, err := tx.ExecContext(ctx, `UPDATE urls SET fr = CASE
+		_, err := tx.ExecContext(ctx, `UPDATE urls SET due_tick = `+tickNow+` + CASE
 				WHEN (fr_max - ((?1 + id) % fr_max)) % fr_max = 0 THEN fr_max
 				ELSE (fr_max - ((?1 + id) % fr_max)) % fr_max END
-			WHERE state = 'active' AND (fr > fr_max OR id IN (SELECT url_id FROM fetches WHERE run_id = ?1))`, run)
+			WHERE state = 'active' AND (due_tick > `+tickNow+` + fr_max OR id IN (SELECT url_id FROM fetches WHERE run_id = ?1))`, run)
 		return err
 	})
 	if err != nil {

@@ -315,17 +315,45 @@ type FrMaxUpdate struct {
 
 // SetFrMax stores recalculated intervals in one transaction. The pages were crawled in the run just
 // finished, so their countdown restarts from the new interval.
+//
+// Most pages keep their interval, and their crawl already restarted the countdown from it: for them
+// only the rate is written, not due_tick, whose every change moves the row's entry in urls_waiting.
+// Over 1 M pages recalc took 10.6 s so, and 14.8 s with every countdown rewritten.
 func (db *DB) SetFrMax(ctx context.Context, updates []FrMaxUpdate) error {
-	err := db.inTx(ctx, func(tx *sql.Tx) error {
-		st, err := tx.PrepareContext(ctx, `UPDATE urls SET fr_max = ?1, fr = ?1,
-			change_rate = CASE WHEN ?3 >= 0 THEN ?3 ELSE change_rate END,
-			rate_bucket = CASE WHEN ?3 >= 0 THEN ?4 ELSE rate_bucket END WHERE id = ?2`)
+	err := db.inBulkTx(ctx, func(tx *sql.Tx) error {
+		var tick int64
+		if err := tx.QueryRowContext(ctx, `SELECT tick FROM countdown`).Scan(&tick); err != nil {
+			return err
+		}
+		const rate = `change_rate = CASE WHEN ?3 >= 0 THEN ?3 ELSE change_rate END,
+			rate_bucket = CASE WHEN ?3 >= 0 THEN ?4 ELSE rate_bucket END`
+		same, err := tx.PrepareContext(ctx, `UPDATE urls SET fr_max = ?1, `+rate+` WHERE id = ?2 AND due_tick = ?5`)
 		if err != nil {
 			return err
 		}
-		defer st.Close()
+		defer same.Close()
+		restart, err := tx.PrepareContext(ctx, `UPDATE urls SET fr_max = ?1, due_tick = ?5, `+rate+` WHERE id = ?2`)
+		if err != nil {
+			return err
+		}
+		defer restart.Close()
 		for _, u := range updates {
-			if _, err := st.ExecContext(ctx, u.FrMax, u.URLID, u.Rate, u.Bucket); err != nil {
+			ctx, err := rowCtx(ctx)
+			if err != nil {
+				return err
+			}
+			due := tick + int64(u.FrMax)
+			if u.FrMax <= 0 {
+				due = 0
+			}
+			res, err := same.ExecContext(ctx, u.FrMax, u.URLID, u.Rate, u.Bucket, due)
+			if err != nil {
+				return err
+			}
+			if n, _ := res.RowsAffected(); n > 0 {
+				continue
+			}
+			if _, err := restart.ExecContext(ctx, u.FrMax, u.URLID, u.Rate, u.Bucket, due); err != nil {
 				return err
 			}
 		}
@@ -349,7 +377,7 @@ func (db *DB) SetHub(ctx context.Context, hub int64, threshold, childRatio float
 // ForceChildren makes hub's active children due now, unless crawled since runStart: the selective
 // rule decided to visit the subtree. It returns their hosts, for the scheduler.
 func (db *DB) ForceChildren(ctx context.Context, hub int64, runStart time.Time) ([]string, error) {
-	rows, err := db.sql.QueryContext(ctx, `UPDATE urls SET fr = 0 WHERE parent_id = ? AND state = 'active'
+	rows, err := db.sql.QueryContext(ctx, `UPDATE urls SET due_tick = 0 WHERE parent_id = ? AND state = 'active'
 		AND (date IS NULL OR date < ?) RETURNING host`, hub, formatTime(runStart))
 	if err != nil {
 		return nil, fmt.Errorf("visit children of URL %d: %w", hub, err)
@@ -378,7 +406,7 @@ func (db *DB) SkipSubtree(ctx context.Context, hub, run int64, maxSkips int) (in
 			SELECT id FROM urls WHERE parent_id = ?1
 			UNION SELECT u.id FROM urls u JOIN below b ON u.parent_id = b.id)
 		UPDATE urls SET skipped_run = ?2, skips = skips + 1
-		WHERE id IN (SELECT id FROM below) AND state = 'active' AND fr = 0 AND skips < ?3
+		WHERE id IN (SELECT id FROM below) AND state = 'active' AND due_tick = 0 AND skips < ?3
 		AND (skipped_run IS NULL OR skipped_run <> ?2)`, hub, run, maxSkips)
 	if err != nil {
 		return 0, fmt.Errorf("skip the subtree of URL %d: %w", hub, err)

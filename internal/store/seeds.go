@@ -71,7 +71,7 @@ func addSeed(ctx context.Context, tx *sql.Tx, s NewSeed, now string) (SeedOutcom
 		priority = 1
 	}
 	err := tx.QueryRowContext(ctx, `
-		INSERT INTO urls (url, host, level, fr, fr_max, is_seed, added_at, priority) VALUES (?, ?, ?, 0, ?, 1, ?, ?)
+		INSERT INTO urls (url, host, level, due_tick, fr_max, is_seed, added_at, priority) VALUES (?, ?, ?, 0, ?, 1, ?, ?)
 		ON CONFLICT (url) DO NOTHING RETURNING id`,
 		s.URL, s.Host, s.Level, s.FrMax, now, priority).Scan(&id)
 	if err == nil {
@@ -98,7 +98,7 @@ func addSeed(ctx context.Context, tx *sql.Tx, s NewSeed, now string) (SeedOutcom
 	case state == "removed":
 		// A removed seed keeps is_seed = 0 and state 'removed' on its whole tree; adding it again
 		// brings the tree back.
-		if _, err := tx.ExecContext(ctx, `UPDATE urls SET is_seed = 1, root_id = id, fr = 0, state = 'active',
+		if _, err := tx.ExecContext(ctx, `UPDATE urls SET is_seed = 1, root_id = id, due_tick = 0, state = 'active',
 			level = max(level, ?) WHERE id = ?`, s.Level, id); err != nil {
 			return 0, err
 		}
@@ -124,7 +124,7 @@ type SeedInfo struct {
 // Seeds lists the active seeds in URL order.
 func (db *DB) Seeds(ctx context.Context) ([]SeedInfo, error) {
 	rows, err := db.sql.QueryContext(ctx, `
-		SELECT s.url, s.level, s.fr, s.fr_max, s.state, s.date,
+		SELECT s.url, s.level, `+frOf("s.due_tick")+`, s.fr_max, s.state, s.date,
 		       (SELECT count(*) FROM urls t WHERE t.root_id = s.id)
 		FROM urls s WHERE s.is_seed = 1 ORDER BY s.url`)
 	if err != nil {

@@ -7,7 +7,8 @@ package store_test
 //	go test ./internal/store/ -run '^$' -bench 'BenchmarkStore$' -benchtime 1x -timeout 60m -v
 //	go test ./internal/store/ -run '^$' -bench 'BenchmarkStore/RecordFetch' -benchtime 100000x -timeout 60m -v
 //
-// STRATA_BENCH_URLS=100000 scales everything down (default 1000000). See docs/performance.md.
+// STRATA_BENCH_URLS=100000 scales everything down (default 1000000); STRATA_BENCH_FIXTURE=/some/file
+// keeps the fixture between runs. See docs/performance.md.
 
 import (
 	"context"
@@ -56,7 +57,7 @@ func benchURL(i int) (u, host string) {
 // far faster than the store's own per-row paths, which the sub-benchmarks measure. Row i+1 is
 // benchURL(i). Per host: the first URL is a level-2 seed, the next benchHubs are level-1 hubs below
 // it, the rest level-0 pages spread over the hubs. fr_max is 1..7 and fr 0..4, so a fifth of each host's
-// URLs are due and Countdown changes most rows. Each page changed in a share of runs that depends on its
+// URLs are due and Countdown makes another fifth due. Each page changed in a share of runs that depends on its
 // id; every fetch is a 200. The fetches are written into a database of the schema before
 // urls.recent, which the store then migrates, as an existing installation would be: the migration
 // builds every page's recent records from its fetches, and its time is logged.
@@ -127,6 +128,11 @@ func copyFile(b *testing.B, dst, src string) {
 	if _, err := io.Copy(out, in); err != nil {
 		b.Fatal(err)
 	}
+	// On disk before the benchmark starts: otherwise the first checkpoint's fsync writes back the
+	// whole copy (1.9 GB at 1 M URLs) and the operation measured pays for it.
+	if err := out.Sync(); err != nil {
+		b.Fatal(err)
+	}
 	if err := out.Close(); err != nil {
 		b.Fatal(err)
 	}
@@ -164,16 +170,49 @@ func BenchmarkStore(b *testing.B) {
 		}
 	})
 
+	// STRATA_BENCH_FIXTURE keeps the fixture in a file of that name, reused by later runs of the same
+	// size (delete it after a schema change).
 	pristine := filepath.Join(dir, "fixture.db")
-	start := time.Now()
-	buildFixture(b, pristine, n)
-	fi, _ := os.Stat(pristine)
-	b.Logf("fixture: %d URLs, %d fetches, %d MB, built in %v", n, n*benchRuns, fi.Size()>>20, time.Since(start).Round(time.Second))
+	if keep := os.Getenv("STRATA_BENCH_FIXTURE"); keep != "" {
+		pristine = fmt.Sprintf("%s.%d", keep, n)
+	}
+	if fi, err := os.Stat(pristine); err == nil {
+		b.Logf("fixture: %s (%d MB), kept from an earlier run", pristine, fi.Size()>>20)
+	} else {
+		start := time.Now()
+		tmp := pristine + ".building"
+		for _, f := range []string{tmp, tmp + "-wal", tmp + "-shm"} {
+			os.Remove(f) // what an interrupted build left
+		}
+		buildFixture(b, tmp, n)
+		if err := os.Rename(tmp, pristine); err != nil {
+			b.Fatal(err)
+		}
+		os.Remove(tmp + "-wal") // checkpointed and empty
+		os.Remove(tmp + "-shm")
+		fi, _ := os.Stat(pristine)
+		b.Logf("fixture: %d URLs, %d fetches, %d MB, built in %v", n, n*benchRuns, fi.Size()>>20, time.Since(start).Round(time.Second))
+	}
 
-	// work copies the fixture and opens the copy.
+	// work copies the fixture and opens the copy. The copy's pages may or may not be in the
+	// operating system's cache, so a sub-benchmark's first operation can be waiting for the disk:
+	// STRATA_BENCH_WARM=1 reads the whole copy first, as a database in daily use on a machine with
+	// memory to spare would be cached.
+	warm := os.Getenv("STRATA_BENCH_WARM") == "1"
 	work := func(b *testing.B) (*store.DB, string) {
 		p := filepath.Join(b.TempDir(), "work.db")
 		copyFile(b, p, pristine)
+		if warm {
+			f, err := os.Open(p)
+			if err != nil {
+				b.Fatal(err)
+			}
+			_, err = io.Copy(io.Discard, f)
+			f.Close()
+			if err != nil {
+				b.Fatal(err)
+			}
+		}
 		return mustOpen(b, p, store.Options{}), p
 	}
 
@@ -181,11 +220,12 @@ func BenchmarkStore(b *testing.B) {
 	b.Run("Plans", func(b *testing.B) {
 		raw := rawDB(b, pristine)
 		for _, q := range []string{
-			`UPDATE urls SET fr = fr - 1 WHERE state = 'active' AND fr > 0`,
-			`SELECT host, count(*) FROM urls WHERE state = 'active' AND fr = 0 GROUP BY host`,
+			`UPDATE urls SET due_tick = 0 WHERE state = 'active' AND due_tick > 0 AND due_tick <= 2`,
+			`SELECT count(*) FROM urls WHERE state = 'active' AND due_tick > 0`,
+			`SELECT host, count(*) FROM urls WHERE state = 'active' AND due_tick = 0 GROUP BY host`,
 			`SELECT id, url, host, level, fr_max, etag, last_modified, content_hash, root_id, is_seed, threshold, digest,
 				(SELECT archive_path FROM fetches f WHERE f.url_id = urls.id AND f.archive_path IS NOT NULL ORDER BY f.id DESC LIMIT 1)
-			FROM urls WHERE host IN ('h0001.example.org') AND state = 'active' AND fr = 0
+			FROM urls WHERE host IN ('h0001.example.org') AND state = 'active' AND due_tick = 0
 			AND (skipped_run IS NULL OR skipped_run <> 11) ORDER BY level DESC, id LIMIT 1`,
 			`WITH pages AS (SELECT DISTINCT url_id FROM fetches WHERE run_id = 10 AND status > 0),
 			ranked AS (SELECT f.url_id, coalesce(f.run_id, 0) AS run_id, f.changed, NOT (f.status = 200 OR f.not_modified) AS failed, f.id,
@@ -222,14 +262,22 @@ func BenchmarkStore(b *testing.B) {
 		raw := rawDB(b, p)
 		for i := 0; i < b.N; i++ {
 			b.StopTimer()
-			if _, err := raw.Exec(`UPDATE urls SET fr = ((id - 1) / ?) % 5`, benchHosts); err != nil {
+			// Back to the fixture's countdowns (fr = j % 5 for the host's j-th URL), with the WAL
+			// checkpointed so that the countdown does not pay for the reset.
+			if _, err := raw.Exec(`UPDATE urls SET due_tick = CASE WHEN ((id - 1) / ?1) % 5 = 0 THEN 0
+				ELSE (SELECT tick FROM countdown) + ((id - 1) / ?1) % 5 END`, benchHosts); err != nil {
+				b.Fatal(err)
+			}
+			if _, err := raw.Exec(`PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
 				b.Fatal(err)
 			}
 			b.StartTimer()
+			t0 := time.Now()
 			due, waiting, err := db.Countdown(ctx)
 			if err != nil {
 				b.Fatal(err)
 			}
+			b.Logf("countdown %d: %v", i+1, time.Since(t0))
 			b.ReportMetric(float64(due), "due")
 			b.ReportMetric(float64(waiting), "waiting")
 		}
@@ -238,10 +286,12 @@ func BenchmarkStore(b *testing.B) {
 	b.Run("DueHosts", func(b *testing.B) {
 		db, _ := work(b)
 		for i := 0; i < b.N; i++ {
+			t0 := time.Now()
 			hosts, err := db.DueHosts(ctx)
 			if err != nil {
 				b.Fatal(err)
 			}
+			b.Logf("due hosts %d: %v", i+1, time.Since(t0))
 			if len(hosts) != benchHosts {
 				b.Fatalf("%d due hosts", len(hosts))
 			}
@@ -336,39 +386,64 @@ func BenchmarkStore(b *testing.B) {
 	// Recalc: the whole Frequency Manager over the last run (every page), as strata recalc runs it.
 	// write-s is the part of it spent in SetFrMax. STRATA_BENCH_RECALC_BATCH=N writes the intervals
 	// N per transaction instead of recalc's own batches, to measure what a larger batch would save.
-	b.Run("Recalc", func(b *testing.B) {
-		policy, err := frequency.New("")
+	//
+	// Every page was crawled in the fixture's last run, and a crawl restarts a page's countdown
+	// from its interval (fr = fr_max), so Recalc first puts the pages in that state; recalc then
+	// rewrites the countdown only where the interval changes. RecalcRestartAll leaves the fixture's
+	// countdowns (fr = j % 5) as they are, so every page's countdown is rewritten: the worst case.
+	for _, restartAll := range []bool{false, true} {
+		name := "Recalc"
+		if restartAll {
+			name = "RecalcRestartAll"
+		}
+		b.Run(name, func(b *testing.B) { benchRecalc(b, work, restartAll) })
+	}
+}
+
+// benchRecalc is the Recalc sub-benchmarks.
+func benchRecalc(b *testing.B, work func(*testing.B) (*store.DB, string), restartAll bool) {
+	ctx := context.Background()
+	n := benchN(b)
+	policy, err := frequency.New("")
+	if err != nil {
+		b.Fatal(err)
+	}
+	batch := 0
+	if s := os.Getenv("STRATA_BENCH_RECALC_BATCH"); s != "" {
+		if batch, err = strconv.Atoi(s); err != nil || batch < 1 {
+			b.Fatalf("STRATA_BENCH_RECALC_BATCH=%q: want a positive integer", s)
+		}
+	}
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		db, p := work(b)
+		if !restartAll {
+			raw := rawDB(b, p)
+			for _, q := range []string{`UPDATE urls SET due_tick = (SELECT tick FROM countdown) + fr_max`, `PRAGMA wal_checkpoint(TRUNCATE)`} {
+				if _, err := raw.Exec(q); err != nil {
+					b.Fatal(err)
+				}
+			}
+			raw.Close()
+		}
+		c := crawler.New(db, nil, nil, nil, crawler.Config{})
+		st := &timedRecalcStore{DB: db, batch: batch}
+		runtime.GC()
+		b.StartTimer()
+		stats, err := c.Recalc(ctx, st, crawler.Run{ID: benchRuns}, policy, benchRuns)
+		if err == nil {
+			err = st.flush(ctx)
+		}
 		if err != nil {
 			b.Fatal(err)
 		}
-		batch := 0
-		if s := os.Getenv("STRATA_BENCH_RECALC_BATCH"); s != "" {
-			if batch, err = strconv.Atoi(s); err != nil || batch < 1 {
-				b.Fatalf("STRATA_BENCH_RECALC_BATCH=%q: want a positive integer", s)
-			}
+		if stats.Pages != n {
+			b.Fatalf("recalculated %d pages", stats.Pages)
 		}
-		for i := 0; i < b.N; i++ {
-			b.StopTimer()
-			db, _ := work(b)
-			c := crawler.New(db, nil, nil, nil, crawler.Config{})
-			st := &timedRecalcStore{DB: db, batch: batch}
-			runtime.GC()
-			b.StartTimer()
-			stats, err := c.Recalc(ctx, st, crawler.Run{ID: benchRuns}, policy, benchRuns)
-			if err == nil {
-				err = st.flush(ctx)
-			}
-			if err != nil {
-				b.Fatal(err)
-			}
-			if stats.Pages != n {
-				b.Fatalf("recalculated %d pages", stats.Pages)
-			}
-			b.ReportMetric(float64(stats.Pages), "pages")
-			b.ReportMetric(float64(stats.Adjusted), "hubs-adjusted")
-			b.ReportMetric(st.writing.Seconds(), "write-s")
-		}
-	})
+		b.ReportMetric(float64(stats.Pages), "pages")
+		b.ReportMetric(float64(stats.Adjusted), "hubs-adjusted")
+		b.ReportMetric(st.writing.Seconds(), "write-s")
+	}
 }
 
 // timedRecalcStore is the store as recalc sees it, timing SetFrMax and, with batch > 0, regrouping
