@@ -135,7 +135,7 @@ func TestKillDuringCrawl(t *testing.T) {
 	var integrity string
 	db.QueryRow("PRAGMA integrity_check").Scan(&integrity)
 	var due, neverFetched, orphans int
-	db.QueryRow("SELECT count(*) FROM urls WHERE state = 'active' AND due_tick = 0").Scan(&due)
+	db.QueryRow("SELECT count(*) FROM due").Scan(&due)
 	db.QueryRow("SELECT count(*) FROM urls u WHERE NOT EXISTS (SELECT 1 FROM fetches f WHERE f.url_id = u.id)").Scan(&neverFetched)
 	db.QueryRow("SELECT count(*) FROM fetches f WHERE NOT EXISTS (SELECT 1 FROM urls u WHERE u.id = f.url_id)").Scan(&orphans)
 	if integrity != "ok" || due != 0 || neverFetched != 0 || orphans != 0 {

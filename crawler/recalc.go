@@ -106,7 +106,7 @@ func (c *Crawler) RecalcWith(ctx context.Context, st RecalcStore, run Run, polic
 				}
 			}
 		}
-		update := store.FrMaxUpdate{URLID: h.URLID, FrMax: next, Rate: -1}
+		update := store.FrMaxUpdate{URLID: h.URLID, FrMax: next, Was: h.FrMax, Rate: -1}
 		intervals := frequency.Intervals(records)
 		if rates != nil && rates.Mix != nil {
 			if rate, ok := rates.Mix.Equivalent(intervals, rates.Interval); ok {

@@ -10,7 +10,7 @@ import (
 // DueSplit counts the due URLs that were never fetched and those fetched before.
 func (db *DB) DueSplit(ctx context.Context) (newDue, known int, err error) {
 	err = db.sql.QueryRowContext(ctx, `SELECT count(*) FILTER (WHERE date IS NULL), count(*) FILTER (WHERE date IS NOT NULL)
-		FROM urls WHERE state = 'active' AND due_tick = 0`).Scan(&newDue, &known)
+		FROM due d CROSS JOIN urls ON urls.id = d.id`).Scan(&newDue, &known)
 	if err != nil {
 		return 0, 0, fmt.Errorf("count due new and known URLs: %w", err)
 	}
@@ -35,7 +35,7 @@ func (db *DB) Prioritize(ctx context.Context, now time.Time, c float64, updated 
 		res, err := tx.ExecContext(ctx, `UPDATE urls SET prio =
 			(CASE WHEN date IS NULL THEN 0.5 * max(julianday(?1) - julianday(added_at), 0)
 			      ELSE 0.5 * max(julianday(?1) - julianday(date), 0) END) * (weight + ?2)
-			WHERE state = 'active' AND due_tick = 0`, formatTime(now), c)
+			WHERE id IN (SELECT id FROM due)`, formatTime(now), c)
 		if err != nil {
 			return err
 		}
@@ -44,8 +44,8 @@ func (db *DB) Prioritize(ctx context.Context, now time.Time, c float64, updated 
 		if updated == nil {
 			return nil
 		}
-		rows, err := tx.QueryContext(ctx, `SELECT id, url, hint_lastmod, site_date, date, weight
-			FROM urls WHERE state = 'active' AND due_tick = 0 AND date IS NOT NULL AND hint_lastmod IS NOT NULL`)
+		rows, err := tx.QueryContext(ctx, `SELECT urls.id, url, hint_lastmod, site_date, date, weight
+			FROM due d CROSS JOIN urls ON urls.id = d.id WHERE date IS NOT NULL AND hint_lastmod IS NOT NULL`)
 		if err != nil {
 			return err
 		}

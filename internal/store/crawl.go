@@ -13,23 +13,30 @@ import (
 // due. It returns how many URLs are due afterwards, and how many still wait (skipped by fr).
 //
 // fr is stored as the tick it counts down to (urls.due_tick, see migrations/0013_due_tick.sql), so
-// the countdown advances the tick and writes only the rows whose tick has come, not every waiting
-// row: its cost follows the run's size, not the table's. A row whose tick passed while it was not
-// active comes due at the first countdown after it is active again.
+// the countdown advances the tick and adds the URLs whose tick has come to the due table, reading
+// them from an index: it writes no url row, and nothing for the URLs still waiting. A URL whose
+// tick passed while it was not active is due as soon as it is active again.
 func (db *DB) Countdown(ctx context.Context) (due, waiting int, err error) {
 	err = db.inBulkTx(ctx, func(tx *sql.Tx) error {
-		var tick int64
-		if err := tx.QueryRowContext(ctx, `UPDATE countdown SET tick = tick + 1 RETURNING tick`).Scan(&tick); err != nil {
+		// filled is the tick due was last filled up to: the last countdown's, unless someone
+		// moved the clock by hand since. "due_tick > 0" lets SQLite use urls_waiting, whose
+		// condition a query must repeat.
+		var tick, filled int64
+		if err := tx.QueryRowContext(ctx, `UPDATE countdown SET tick = tick + 1 RETURNING tick, filled`).Scan(&tick, &filled); err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE urls SET due_tick = 0 WHERE state = 'active' AND due_tick > 0 AND due_tick <= ?`, tick); err != nil {
+		if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO due (host, prio, level, id)
+			SELECT host, prio, level, id FROM urls WHERE state = 'active' AND due_tick > 0 AND due_tick > ?1 AND due_tick <= ?2`, min(filled, tick-1), tick); err != nil {
 			return err
 		}
-		// Two counts over the partial indexes, so neither reads the table.
-		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM urls WHERE state = 'active' AND due_tick = 0`).Scan(&due); err != nil {
+		if _, err := tx.ExecContext(ctx, `UPDATE countdown SET filled = ?`, tick); err != nil {
 			return err
 		}
-		return tx.QueryRowContext(ctx, `SELECT count(*) FROM urls WHERE state = 'active' AND due_tick > 0`).Scan(&waiting)
+		// Two counts, over the due table and the waiting index, so neither reads a row.
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM due`).Scan(&due); err != nil {
+			return err
+		}
+		return tx.QueryRowContext(ctx, `SELECT count(*) FROM urls WHERE state = 'active' AND due_tick > 0 AND due_tick > ?`, tick).Scan(&waiting)
 	})
 	if err != nil {
 		return 0, 0, fmt.Errorf("countdown: %w", err)
@@ -48,12 +55,15 @@ func dueIn(runs string) string {
 
 // frOf is the SQL for the fr of a row whose due_tick column is dueTick.
 func frOf(dueTick string) string {
-	return `(CASE WHEN ` + dueTick + ` = 0 THEN 0 ELSE max(` + dueTick + ` - ` + tickNow + `, 0) END)`
+	return `max(` + dueTick + ` - ` + tickNow + `, 0)`
 }
+
+// isDue is the SQL condition for a due row of urls: it has a row in the due table.
+const isDue = `state = 'active' AND due_tick <= ` + tickNow
 
 // DueHosts lists the hosts that have due URLs, with how many each has.
 func (db *DB) DueHosts(ctx context.Context) (map[string]int, error) {
-	return db.hostCounts(ctx, "due hosts", `SELECT host, count(*) FROM urls WHERE state = 'active' AND due_tick = 0 GROUP BY host`)
+	return db.hostCounts(ctx, "due hosts", `SELECT host, count(*) FROM due GROUP BY host`)
 }
 
 // hostCounts runs a query of (host, count) rows into a map.
@@ -110,7 +120,7 @@ func (db *DB) DueAmong(ctx context.Context, ids []int64) (map[string]int, error)
 		args[i] = id
 	}
 	return db.hostCounts(ctx, "due hosts", `SELECT host, count(*) FROM urls WHERE id IN (`+placeholders(len(ids))+`)
-		AND state = 'active' AND due_tick = 0 GROUP BY host`, args...)
+		AND `+isDue+` GROUP BY host`, args...)
 }
 
 // SeedHosts lists the hosts of the seeds: the hosts the user vouched for.
@@ -221,20 +231,21 @@ func (db *DB) NextDue(ctx context.Context, q DueQuery) (*DueURL, error) {
 		args = append(args, q.History, q.History)
 	}
 	if len(q.Only) > 0 {
-		restrict += ` AND id IN (` + placeholders(len(q.Only)) + `)`
+		restrict += ` AND urls.id IN (` + placeholders(len(q.Only)) + `)`
 		for _, id := range q.Only {
 			args = append(args, id)
 		}
 	}
 	// The text depends only on the number of hosts and ids and the kinds asked for: a handful of
-	// variants, each prepared once.
-	st, err := db.prepared(ctx, `SELECT id, url, host, level, fr_max, etag, last_modified, content_hash, root_id, is_seed,
+	// variants, each prepared once. The due table is read first (CROSS JOIN keeps SQLite to that
+	// order), in its key's order: a host's next URL is its first row that passes the filters.
+	st, err := db.prepared(ctx, `SELECT urls.id, url, urls.host, urls.level, fr_max, etag, last_modified, content_hash, root_id, is_seed,
 		threshold, digest, (SELECT archive_path FROM fetches f WHERE f.url_id = urls.id AND f.archive_path IS NOT NULL ORDER BY f.id DESC LIMIT 1),
 		date IS NULL, change_rate,
 		(SELECT f.run_id FROM fetches f WHERE f.url_id = urls.id AND (f.status = 200 OR f.not_modified) ORDER BY f.id DESC LIMIT 1),
 		site_date, hint_lastmod
-		FROM urls WHERE host IN (`+placeholders(len(q.Hosts))+`) AND state = 'active' AND due_tick = 0
-		AND (skipped_run IS NULL OR skipped_run <> ?)`+restrict+` ORDER BY prio DESC, level DESC, id LIMIT 1`)
+		FROM due d CROSS JOIN urls ON urls.id = d.id WHERE d.host IN (`+placeholders(len(q.Hosts))+`)
+		AND (skipped_run IS NULL OR skipped_run <> ?)`+restrict+` ORDER BY d.prio DESC, d.level DESC, d.id LIMIT 1`)
 	if err != nil {
 		return nil, fmt.Errorf("next due URL of %v: %w", q.Hosts, err)
 	}

@@ -162,7 +162,7 @@ func (db *DB) ApplyHints(ctx context.Context, source string, hints []Hint) (know
 func (db *DB) DeferByHint(ctx context.Context, ids []int64) error {
 	err := db.inTx(ctx, func(tx *sql.Tx) error {
 		for _, id := range ids {
-			if _, err := tx.ExecContext(ctx, `UPDATE urls SET due_tick = `+dueIn("fr_max")+` WHERE id = ? AND due_tick = 0`, id); err != nil {
+			if _, err := tx.ExecContext(ctx, `UPDATE urls SET due_tick = `+dueIn("fr_max")+` WHERE id = ? AND `+isDue, id); err != nil {
 				return err
 			}
 		}

@@ -220,13 +220,14 @@ func BenchmarkStore(b *testing.B) {
 	b.Run("Plans", func(b *testing.B) {
 		raw := rawDB(b, pristine)
 		for _, q := range []string{
-			`UPDATE urls SET due_tick = 0 WHERE state = 'active' AND due_tick > 0 AND due_tick <= 2`,
-			`SELECT count(*) FROM urls WHERE state = 'active' AND due_tick > 0`,
-			`SELECT host, count(*) FROM urls WHERE state = 'active' AND due_tick = 0 GROUP BY host`,
-			`SELECT id, url, host, level, fr_max, etag, last_modified, content_hash, root_id, is_seed, threshold, digest,
+			`INSERT OR IGNORE INTO due (host, prio, level, id)
+			SELECT host, prio, level, id FROM urls WHERE state = 'active' AND due_tick > 0 AND due_tick > 1 AND due_tick <= 2`,
+			`SELECT count(*) FROM urls WHERE state = 'active' AND due_tick > 0 AND due_tick > 2`,
+			`SELECT host, count(*) FROM due GROUP BY host`,
+			`SELECT urls.id, url, urls.host, urls.level, fr_max, etag, last_modified, content_hash, root_id, is_seed, threshold, digest,
 				(SELECT archive_path FROM fetches f WHERE f.url_id = urls.id AND f.archive_path IS NOT NULL ORDER BY f.id DESC LIMIT 1)
-			FROM urls WHERE host IN ('h0001.example.org') AND state = 'active' AND due_tick = 0
-			AND (skipped_run IS NULL OR skipped_run <> 11) ORDER BY level DESC, id LIMIT 1`,
+			FROM due d CROSS JOIN urls ON urls.id = d.id WHERE d.host IN ('h0001.example.org')
+			AND (skipped_run IS NULL OR skipped_run <> 11) ORDER BY d.prio DESC, d.level DESC, d.id LIMIT 1`,
 			`WITH pages AS (SELECT DISTINCT url_id FROM fetches WHERE run_id = 10 AND status > 0),
 			ranked AS (SELECT f.url_id, coalesce(f.run_id, 0) AS run_id, f.changed, NOT (f.status = 200 OR f.not_modified) AS failed, f.id,
 				row_number() OVER (PARTITION BY f.url_id ORDER BY f.id DESC) AS rn FROM fetches f JOIN pages p ON p.url_id = f.url_id)
@@ -442,6 +443,7 @@ func benchRecalc(b *testing.B, work func(*testing.B) (*store.DB, string), restar
 		}
 		b.ReportMetric(float64(stats.Pages), "pages")
 		b.ReportMetric(float64(stats.Adjusted), "hubs-adjusted")
+		b.ReportMetric(float64(stats.Faster+stats.Slower), "intervals-changed")
 		b.ReportMetric(st.writing.Seconds(), "write-s")
 	}
 }
