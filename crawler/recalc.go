@@ -29,7 +29,7 @@ type RecalcStats struct {
 }
 
 // recalcBatch is how many new intervals are written per transaction.
-const recalcBatch = 1000
+const recalcBatch = 5000
 
 // Recalc is the paper's Frequency Manager: for every page crawled in run, the policy turns its last
 // limit records into a new fr_max, and the page's countdown restarts from it. The page's change rate

@@ -144,6 +144,12 @@ func dsn(path string) string {
 	q.Add("_pragma", "busy_timeout(10000)")
 	q.Add("_pragma", "foreign_keys(1)")
 	q.Add("_pragma", "synchronous(NORMAL)") // safe with WAL: a crash loses at most the last commits, never integrity
+	// Every write to urls runs the due table's triggers, and a statement with triggers keeps a
+	// statement journal; in a file, its writes made inserting new URLs 40 % slower (Discover at
+	// 100 k URLs: 10.3 s against 7.0-7.8 s before the triggers, 7.6 s with this). It also keeps
+	// the temporary B-trees of sorts in memory: the largest on this connection is recalc's with a
+	// frequency.limit above 64, which sorts the run's fetch records.
+	q.Add("_pragma", "temp_store(MEMORY)")
 	q.Set("_txlock", "immediate")
 	u.RawQuery = q.Encode()
 	return u.String()
