@@ -74,12 +74,18 @@ const historyChunk = 1000
 // made unique here rather than with SQLite's DISTINCT … ORDER BY, whose temporary B-tree was slower
 // (RunHistories at 1 M pages: 3.3 s with it, 3.1 s without; one sample each).
 func (db *DB) runPages(ctx context.Context, run int64) ([]int64, error) {
+	// Counted first (from the index alone) so that the slice is allocated once: growing it took
+	// a third of this function's 0.7 s of CPU at 1 M pages, while recalc's writer waited for it.
+	var n int
+	if err := db.sql.QueryRowContext(ctx, `SELECT count(*) FROM fetches WHERE run_id = ?`, run).Scan(&n); err != nil {
+		return nil, err
+	}
 	rows, err := db.sql.QueryContext(ctx, `SELECT url_id FROM fetches WHERE run_id = ? AND status > 0`, run)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var ids []int64
+	ids := make([]int64, 0, n)
 	for rows.Next() {
 		var id int64
 		if err := rows.Scan(&id); err != nil {
@@ -336,19 +342,28 @@ type FrMaxUpdate struct {
 // and runs the due table's triggers. A page whose interval changed, or whose countdown turns out
 // not to be at its interval, gets due_tick too.
 func (db *DB) SetFrMax(ctx context.Context, updates []FrMaxUpdate) error {
+	for _, u := range updates {
+		if u.FrMax < 1 {
+			return fmt.Errorf("store revisit interval of URL %d: %d runs, want at least 1", u.URLID, u.FrMax)
+		}
+	}
 	err := db.inBulkTx(ctx, func(tx *sql.Tx) error {
 		var tick int64
 		if err := tx.QueryRowContext(ctx, `SELECT tick FROM countdown`).Scan(&tick); err != nil {
 			return err
 		}
+		// OR IGNORE because no constraint can fail here (the values are checked above and the
+		// bucket is a byte), and a statement that cannot abort needs no statement journal: with
+		// the update trigger, every restart kept one, about 1 µs of a 10 µs update (measured on
+		// 200,000 restarts at 1 M URLs: 2.57-2.64 s against 2.68-2.90 s).
 		const rate = `change_rate = CASE WHEN ?3 >= 0 THEN ?3 ELSE change_rate END,
 			rate_bucket = CASE WHEN ?3 >= 0 THEN ?4 ELSE rate_bucket END`
-		same, err := tx.PrepareContext(ctx, `UPDATE urls SET fr_max = ?1, `+rate+` WHERE id = ?2 AND due_tick = ?5`)
+		same, err := tx.PrepareContext(ctx, `UPDATE OR IGNORE urls SET fr_max = ?1, `+rate+` WHERE id = ?2 AND due_tick = ?5`)
 		if err != nil {
 			return err
 		}
 		defer same.Close()
-		restart, err := tx.PrepareContext(ctx, `UPDATE urls SET fr_max = ?1, due_tick = ?5, `+rate+` WHERE id = ?2`)
+		restart, err := tx.PrepareContext(ctx, `UPDATE OR IGNORE urls SET fr_max = ?1, due_tick = ?5, `+rate+` WHERE id = ?2`)
 		if err != nil {
 			return err
 		}
@@ -359,9 +374,6 @@ func (db *DB) SetFrMax(ctx context.Context, updates []FrMaxUpdate) error {
 				return err
 			}
 			due := tick + int64(u.FrMax)
-			if u.FrMax <= 0 {
-				due = 0
-			}
 			if u.FrMax == u.Was {
 				res, err := same.ExecContext(ctx, u.FrMax, u.URLID, u.Rate, u.Bucket, due)
 				if err != nil {

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -363,5 +364,49 @@ func TestRunHistoriesWritesBetween(t *testing.T) {
 	var written int
 	if err := raw.QueryRow(`SELECT count(*) FROM urls WHERE fr_max = 99`).Scan(&written); err != nil || written != len(want) {
 		t.Errorf("%d intervals written from fn (%v), want %d", written, err, len(want))
+	}
+}
+
+// TestSetFrMaxRejectsBadInterval checks that an interval below one run is an error that names its
+// URL and writes nothing of the batch: SetFrMax's statements ignore constraint failures (so that
+// SQLite keeps no statement journal for them), so it must check the values itself.
+func TestSetFrMaxRejectsBadInterval(t *testing.T) {
+	ctx := t.Context()
+	path := filepath.Join(t.TempDir(), "strata.db")
+	db := mustOpen(t, path, store.Options{})
+	raw := rawDB(t, path)
+	if _, err := raw.Exec(`INSERT INTO urls (id, url, host, level, due_tick, fr_max, added_at) VALUES
+		(1, 'https://a.example/1', 'a.example', 0, 3, 2, '2025-01-01T00:00:00.000Z'),
+		(2, 'https://a.example/2', 'a.example', 0, 3, 2, '2025-01-01T00:00:00.000Z')`); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name  string
+		frMax int
+	}{{"zero", 0}, {"negative", -3}} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := db.SetFrMax(ctx, []store.FrMaxUpdate{
+				{URLID: 1, FrMax: 5, Was: 2, Rate: 0.5, Bucket: 9},
+				{URLID: 2, FrMax: tc.frMax, Was: 2, Rate: 0.5, Bucket: 9},
+			})
+			if err == nil || !strings.Contains(err.Error(), "URL 2") {
+				t.Fatalf("SetFrMax with fr_max %d: error %v, want one naming URL 2", tc.frMax, err)
+			}
+			var changed int
+			if err := raw.QueryRow(`SELECT count(*) FROM urls WHERE fr_max <> 2 OR due_tick <> 3 OR change_rate IS NOT NULL`).Scan(&changed); err != nil || changed != 0 {
+				t.Errorf("%d rows changed (%v), want none", changed, err)
+			}
+		})
+	}
+	// The same batch with valid intervals is written whole, the trigger-backed restart included.
+	if err := db.SetFrMax(ctx, []store.FrMaxUpdate{
+		{URLID: 1, FrMax: 5, Was: 2, Rate: 0.5, Bucket: 9},
+		{URLID: 2, FrMax: 2, Was: 2, Rate: 0.25, Bucket: 4},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	var written int
+	if err := raw.QueryRow(`SELECT count(*) FROM urls WHERE (id = 1 AND fr_max = 5 AND rate_bucket = 9) OR (id = 2 AND fr_max = 2 AND rate_bucket = 4)`).Scan(&written); err != nil || written != 2 {
+		t.Errorf("%d of 2 intervals written (%v)", written, err)
 	}
 }
