@@ -287,12 +287,12 @@ func parseTime(s sql.NullString) time.Time {
 	return t
 }
 
-// inTx runs fn in one immediate transaction, committing if it returns nil.
 // A connection writing rows all over a large table (the countdown, recalc) runs with settings of
 // its own for the length of its transaction:
-//   - bulkCacheKiB of page cache: with SQLite's default 2 MiB, the countdown over 1 M URLs inserted
-//     its entries into urls_due_now (host-major, so each in another leaf page) faster than the cache
-//     could keep them, spilling dirty pages into the WAL and reading them back in one transaction.
+//   - bulkCacheKiB of page cache: with SQLite's default 2 MiB, the countdown over 1 M URLs (on
+//     schema 12, whose urls_due_now index was host-major, so each entry in another leaf page)
+//     inserted faster than the cache could keep them, spilling dirty pages into the WAL and reading
+//     them back in one transaction.
 //     The cache is allocated only as pages are read, and given back afterwards.
 //   - a checkpoint only when the WAL reaches bulkCheckpointPages: at SQLite's default of 1,000
 //     pages, recalc over 1 M pages checkpointed after about every tenth of its transactions, each
@@ -352,6 +352,7 @@ func rowCtx(ctx context.Context) (context.Context, error) {
 	return context.WithoutCancel(ctx), ctx.Err()
 }
 
+// inTx runs fn in one immediate transaction, committing if it returns nil.
 func (db *DB) inTx(ctx context.Context, fn func(*sql.Tx) error) error {
 	tx, err := db.sql.BeginTx(ctx, nil)
 	if err != nil {
