@@ -358,6 +358,34 @@ func BenchmarkStore(b *testing.B) {
 		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "fetches/s")
 	})
 
+	// Recording 100,000 fetches of distinct URLs as the crawl's committer does: in batches, each
+	// batch one transaction (crawler.maxCommitBatch bounds a batch at 256; 32 is one page from each
+	// of the default workers; 1 is a transaction per page, as RecordFetch).
+	for _, size := range []int{1, 32, 256} {
+		b.Run(fmt.Sprintf("RecordFetches/100000-in-batches-of-%d", size), func(b *testing.B) {
+			const fetches = 100000
+			db, _ := work(b)
+			if _, err := db.BeginRun(ctx, time.Date(2025, 1, 11, 2, 0, 0, 0, time.UTC), 0); err != nil {
+				b.Fatal(err)
+			}
+			b.ResetTimer()
+			for it := 0; it < b.N; it++ {
+				batch := make([]store.FetchRecord, 0, size)
+				for i := 0; i < fetches; i++ {
+					k := it*fetches + i
+					batch = append(batch, benchRecord(int64(k%n)+1, k))
+					if len(batch) == size || i == fetches-1 {
+						if err := db.RecordFetches(ctx, batch); err != nil {
+							b.Fatal(err)
+						}
+						batch = batch[:0]
+					}
+				}
+			}
+			b.ReportMetric(float64(b.N*fetches)/b.Elapsed().Seconds(), "fetches/s")
+		})
+	}
+
 	// RunHistories alone: the read half of recalculation, streaming every page of the last run. With
 	// limit benchRuns it reads the pages' rows (urls.recent); with a limit above store.RecentCap it
 	// ranks the fetches table instead, as every recalc did before schema 12.
