@@ -333,15 +333,7 @@ func (db *DB) inBulkTx(ctx context.Context, fn func(*sql.Tx) error) (err error) 
 			err = errors.Join(err, rerr)
 		}
 	}()
-	tx, err := conn.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	if err := fn(tx); err != nil {
-		return err
-	}
-	return tx.Commit()
+	return runTx(ctx, conn, fn)
 }
 
 // rowCtx is the context for the statements of one row among the many a loop writes in a
@@ -354,7 +346,17 @@ func rowCtx(ctx context.Context) (context.Context, error) {
 
 // inTx runs fn in one immediate transaction, committing if it returns nil.
 func (db *DB) inTx(ctx context.Context, fn func(*sql.Tx) error) error {
-	tx, err := db.sql.BeginTx(ctx, nil)
+	return runTx(ctx, db.sql, fn)
+}
+
+// txBeginner is what transactions start on: the pool (*sql.DB) or one connection of it (*sql.Conn).
+type txBeginner interface {
+	BeginTx(context.Context, *sql.TxOptions) (*sql.Tx, error)
+}
+
+// runTx runs fn in one transaction begun on b, committing if it returns nil.
+func runTx(ctx context.Context, b txBeginner, fn func(*sql.Tx) error) error {
+	tx, err := b.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
