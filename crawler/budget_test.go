@@ -112,7 +112,7 @@ func TestCrawlAccountsForTheChangeModel(t *testing.T) {
 	estimated, observed, expected := 0, 0, 0.0
 	for range 5 {
 		last = h.mustCrawl()
-		if _, err := h.c.Recalc(t.Context(), h.db, crawler.Run{ID: h.run}, policy, 10); err != nil {
+		if _, err := h.c.Recalc(t.Context(), h.db, crawler.Run{ID: h.run}, policy, 10, nil); err != nil {
 			t.Fatal(err)
 		}
 		estimated += last.Estimated

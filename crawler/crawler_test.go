@@ -759,7 +759,7 @@ func TestAdaptiveSelectiveCycle(t *testing.T) {
 	var coldFrMax []int
 	for run = 1; run <= runs; run++ {
 		st := h.mustCrawl()
-		if _, err := h.c.Recalc(t.Context(), h.db, crawler.Run{ID: h.run}, policy, 10); err != nil {
+		if _, err := h.c.Recalc(t.Context(), h.db, crawler.Run{ID: h.run}, policy, 10, nil); err != nil {
 			t.Fatal(err)
 		}
 		fetched += st.Fetched

@@ -36,7 +36,7 @@ func TestHybridSamplesSitesByTheirChanges(t *testing.T) {
 	for run := 1; run <= 2; run++ {
 		before := map[bool]int{true: len(h.web.RequestsTo(busy)), false: len(h.web.RequestsTo(still))}
 		st := h.mustCrawl()
-		if _, err := h.c.Recalc(t.Context(), h.db, crawler.Run{ID: h.run}, hy.Policy(), 10); err != nil {
+		if _, err := h.c.Recalc(t.Context(), h.db, crawler.Run{ID: h.run}, hy.Policy(), 10, nil); err != nil {
 			t.Fatal(err)
 		}
 		gotBusy := len(h.web.RequestsTo(busy)) - before[true]

@@ -31,17 +31,6 @@ type RecalcStats struct {
 // recalcBatch is how many new intervals are written per transaction.
 const recalcBatch = 5000
 
-// Recalc is the paper's Frequency Manager: for every page crawled in run, the policy turns its last
-// limit records into a new fr_max, and the page's countdown restarts from it. The page's change rate
-// is estimated too (Cho's estimator, changes per run) and kept with its bucket, for the budgeted
-// policies and for strata explain. A hub whose children
-// change much more often than the hub itself — at least half of them changed lately, and at least
-// twice the hub's own change share — gets the hub adjustment on top, so that it comes due, and its
-// subtree gets judged, more often (Bouras et al. 3.3 and table 2).
-func (c *Crawler) Recalc(ctx context.Context, st RecalcStore, run Run, policy frequency.Policy, limit int) (*RecalcStats, error) {
-	return c.RecalcWith(ctx, st, run, policy, limit, nil)
-}
-
 // Rates makes recalc estimate change rates against a population prior instead of with Cho's
 // estimator alone: each page gets the rate whose staleness at Interval runs (the budget's mean
 // revisit interval, active pages / budget) equals its expected staleness under the posterior of Mix
@@ -57,8 +46,15 @@ type Rates struct {
 // bounded in memory whatever the run's size.
 const rateSample = 20000
 
-// RecalcWith is Recalc with rates estimated against rates' prior; nil rates is Recalc.
-func (c *Crawler) RecalcWith(ctx context.Context, st RecalcStore, run Run, policy frequency.Policy, limit int, rates *Rates) (*RecalcStats, error) {
+// Recalc is the paper's Frequency Manager: for every page crawled in run, the policy turns its last
+// limit records into a new fr_max, and the page's countdown restarts from it. The page's change rate
+// is estimated too and kept with its bucket, for the budgeted policies and for strata explain: with
+// rates, against its population prior; with nil rates, by Cho's estimator alone. A nil policy only
+// estimates rates (the optimal policy then plans every page at once). A hub whose children change
+// much more often than the hub itself — at least half of them changed lately, and at least twice the
+// hub's own change share — gets the hub adjustment on top, so that it comes due, and its subtree gets
+// judged, more often (Bouras et al. 3.3 and table 2).
+func (c *Crawler) Recalc(ctx context.Context, st RecalcStore, run Run, policy frequency.Policy, limit int, rates *Rates) (*RecalcStats, error) {
 	start := time.Now()
 	var sample [][]frequency.Interval
 	rng := rand.New(rand.NewPCG(uint64(run.ID), 0x5eed))

@@ -96,7 +96,7 @@ func TestRecalcPipelineFailures(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := crawler.New(nil, nil, nil, nil, crawler.Config{})
-			stats, err := c.Recalc(t.Context(), tc.st, crawler.Run{ID: 2}, policy, 10)
+			stats, err := c.Recalc(t.Context(), tc.st, crawler.Run{ID: 2}, policy, 10, nil)
 			if !errors.Is(err, tc.wantErr) { // errors.Is(err, nil) is err == nil
 				t.Fatalf("Recalc: %v, want %v", err, tc.wantErr)
 			}

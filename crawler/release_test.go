@@ -44,7 +44,7 @@ func TestQuasiDeterministicPageIsCrawledOnItsReleaseDay(t *testing.T) {
 			fetchedOn[clock().Weekday()]++
 			changes += st.Changed
 		}
-		if _, err := h.c.Recalc(t.Context(), h.db, crawler.Run{ID: h.run}, policy, 10); err != nil {
+		if _, err := h.c.Recalc(t.Context(), h.db, crawler.Run{ID: h.run}, policy, 10, nil); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := h.c.Releases(t.Context(), h.db, crawler.Run{ID: h.run}); err != nil {

@@ -4,10 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"log/slog"
-	"net/http"
-	"net/url"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -21,12 +17,10 @@ import (
 
 	"github.com/strata-crawler/strata/archive"
 	"github.com/strata-crawler/strata/crawler"
+	"github.com/strata-crawler/strata/frequency"
 	"github.com/strata-crawler/strata/internal/change"
 	"github.com/strata-crawler/strata/internal/config"
-	"github.com/strata-crawler/strata/internal/fetch"
 	"github.com/strata-crawler/strata/internal/pagetext"
-	"github.com/strata-crawler/strata/internal/polite"
-	"github.com/strata-crawler/strata/internal/robots"
 	"github.com/strata-crawler/strata/internal/runlock"
 	"github.com/strata-crawler/strata/internal/schedule"
 	"github.com/strata-crawler/strata/internal/store"
@@ -142,8 +136,7 @@ type crawlResult struct {
 	run   store.Run
 	start time.Time
 	stats *crawler.Stats
-	c     *crawler.Crawler
-	close func()
+	c     *crawler.Cycle
 }
 
 // crawl waits the cron offset if asked, begins a run and runs the crawl stage — over only the URLs
@@ -171,14 +164,14 @@ func (s *session) crawl(ctx context.Context, cron bool, only []int64) (*crawlRes
 		return nil, err
 	}
 	progress := newProgress(a)
-	c, closeClient, err := a.newCrawler(ctx, s.db, s.arch, progress.update, len(s.crashed) > 0)
+	c, err := a.openCycle(ctx, s.db, s.arch, progress.update, len(s.crashed) > 0)
 	if err != nil {
 		return nil, err
 	}
 	st, cerr := c.Crawl(ctx, crawler.Run{ID: runID, Start: start, Only: only})
 	progress.finish()
 	res := &crawlResult{run: store.Run{ID: runID, StartedAt: start, StartOffset: offset, Status: "completed"},
-		start: start, stats: st, c: c, close: closeClient}
+		start: start, stats: st, c: c}
 	switch {
 	case errors.Is(cerr, crawler.ErrStopped):
 		res.run.Status = "interrupted"
@@ -201,7 +194,7 @@ func (s *session) crawl(ctx context.Context, cron bool, only []int64) (*crawlRes
 // finish records the run's end — even when the stage was interrupted, under a short timeout rather
 // than the cancelled context — writes its manifest, and prunes the archive after a completed run.
 func (s *session) finish(ctx context.Context, res *crawlResult, cerr error) error {
-	defer res.close()
+	defer res.c.Close()
 	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
 	res.run.EndedAt = time.Now()
@@ -226,103 +219,55 @@ func (s *session) finish(ctx context.Context, res *crawlResult, cerr error) erro
 	return cerr
 }
 
-// newCrawler wires the stage: a politeness gate inside a guarded fetch client, robots.txt through the
-// same gate, and the store.
-func (a *app) newCrawler(ctx context.Context, db *store.DB, arch *archive.Dir, progress func(crawler.Stats), afterCrash bool) (*crawler.Crawler, func(), error) {
+// openCycle wires the run cycle from the configuration: the network, the crawl stage and the policy.
+func (a *app) openCycle(ctx context.Context, db *store.DB, arch *archive.Dir, progress func(crawler.Stats), afterCrash bool) (*crawler.Cycle, error) {
 	cfg := a.cfg
-	seeds, err := db.SeedHosts(ctx)
-	if err != nil {
-		return nil, nil, err
-	}
-	seeded := map[string]bool{}
-	for _, h := range seeds {
-		seeded[(&url.URL{Host: h}).Hostname()] = true
-	}
-	var client *fetch.Client
-	gate := polite.New(polite.Options{
-		Delay:         cfg.Politeness.Delay,
-		LoopbackDelay: cfg.Politeness.LoopbackDelay,
-		DelayFactor:   cfg.Politeness.DelayFactor,
-		ByHost:        cfg.Politeness.DomainKey == "host",
-		Loopback: func(ctx context.Context, host string) bool {
-			ok, err := client.LoopbackOnly(ctx, host)
-			return err == nil && ok
+	return crawler.Open(ctx, db, arch, crawler.Setup{
+		Net: crawler.Network{
+			UserAgent:     cfg.Crawl.UserAgent,
+			PageTimeout:   cfg.Crawl.PageTimeout,
+			MaxBytes:      cfg.Crawl.MaxBytes,
+			Delay:         cfg.Politeness.Delay,
+			LoopbackDelay: cfg.Politeness.LoopbackDelay,
+			DelayFactor:   cfg.Politeness.DelayFactor,
+			ByHost:        cfg.Politeness.DomainKey == "host",
+			AllowPrivate:  cfg.Crawl.AllowPrivate,
+			Hints:         cfg.Hints.Enabled,
 		},
+		Crawl: crawler.Config{
+			Workers:        cfg.Crawl.Workers,
+			MaxDuration:    cfg.Crawl.MaxDuration,
+			Log:            a.log,
+			Progress:       progress,
+			AfterCrash:     afterCrash,
+			Filter:         cfg.Filter,
+			Snapshot:       cfg.Archive.Snapshot == "hardlink",
+			IgnoreNofollow: !cfg.Links.HonourNofollow,
+			NewFrMax:       cfg.Seed.FrMax,
+			Limit:          cfg.Frequency.Limit,
+			Traps:          traps.Config{MaxNewPerDomain: cfg.Traps.MaxNewPerDomain, MaxURLsPerDomain: cfg.Traps.MaxURLsPerDomain},
+			Change:         change.Options{MinDistance: cfg.Change.MinDistance},
+			Budget:         cfg.Optimizer.Budget,
+			NewShare:       cfg.Optimizer.NewShare,
+			MaxFrMax:       cfg.Frequency.Max,
+		},
+		Policy: policyOf(cfg),
+		Links: crawler.LinksConfig{ExternalLevel: cfg.Links.ExternalLevel, NewFrMax: cfg.Seed.FrMax,
+			HonourNofollow: cfg.Links.HonourNofollow},
+		Text: pagetext.Mode(cfg.Archive.Text),
 	})
-	client = fetch.New(fetch.Options{
-		UserAgent:    cfg.Crawl.UserAgent,
-		PageTimeout:  cfg.Crawl.PageTimeout,
-		MaxBytes:     cfg.Crawl.MaxBytes,
-		MaxRedirects: -1, // each hop is a request of its own, scheduled politely by the crawler
-		AllowPrivate: func(host string) bool { return cfg.Crawl.AllowPrivate || seeded[host] },
-		Wrap:         gate.Transport,
-	})
-	robotsClient := client.HTTPClient()
-	c := crawler.New(db, client, func(ctx context.Context, origin *url.URL) robots.Result {
-		return robots.Fetch(ctx, robotsClient, origin, cfg.Crawl.UserAgent)
-	}, gate, crawler.Config{
-		UserAgent:      cfg.Crawl.UserAgent,
-		Workers:        cfg.Crawl.Workers,
-		PageTimeout:    cfg.Crawl.PageTimeout,
-		MaxDuration:    cfg.Crawl.MaxDuration,
-		Log:            a.log,
-		Progress:       progress,
-		AfterCrash:     afterCrash,
-		Filter:         cfg.Filter,
-		Archive:        arch,
-		Snapshot:       cfg.Archive.Snapshot == "hardlink",
-		Text:           textExtractor(pagetext.Mode(cfg.Archive.Text), a.log),
-		IgnoreNofollow: !cfg.Links.HonourNofollow,
-		NewFrMax:       cfg.Seed.FrMax,
-		Limit:          cfg.Frequency.Limit,
-		Traps:          traps.Config{MaxNewPerDomain: cfg.Traps.MaxNewPerDomain, MaxURLsPerDomain: cfg.Traps.MaxURLsPerDomain},
-		Change:         change.Options{MinDistance: cfg.Change.MinDistance},
-		Budget:         cfg.Optimizer.Budget,
-		NewShare:       cfg.Optimizer.NewShare,
-		Docs:           docFetcher(cfg, robotsClient),
-		Hybrid:         hybridOf(cfg),
-		MaxFrMax:       cfg.Frequency.Max,
-	})
-	return c, client.Close, nil
 }
 
-// docFetcher returns the crawler's sitemap and feed fetcher, through the same guarded, polite
-// transport as every request; nil when hints are off.
-func docFetcher(cfg *config.Config, client *http.Client) crawler.DocFetcher {
-	if !cfg.Hints.Enabled {
-		return nil
-	}
-	return func(ctx context.Context, u string) (io.ReadCloser, time.Time, error) {
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
-		if err != nil {
-			return nil, time.Time{}, fmt.Errorf("fetch %s: %w", u, err)
-		}
-		req.Header.Set("User-Agent", cfg.Crawl.UserAgent)
-		resp, err := client.Do(req)
-		if err != nil {
-			return nil, time.Time{}, fmt.Errorf("fetch %s: %w", u, err)
-		}
-		if resp.StatusCode != http.StatusOK {
-			resp.Body.Close()
-			return nil, time.Time{}, fmt.Errorf("fetch %s: status %d", u, resp.StatusCode)
-		}
-		date, _ := http.ParseTime(resp.Header.Get("Date"))
-		return resp.Body, date, nil
-	}
-}
-
-// textExtractor returns the crawler's text function: pagetext for HTML, the text itself otherwise.
-func textExtractor(mode pagetext.Mode, log *slog.Logger) crawler.TextFunc {
-	return func(body []byte, contentType, pageURL string) (string, string) {
-		if !archive.IsHTML(contentType) {
-			return "", string(body)
-		}
-		t, err := pagetext.Extract(body, pageURL, mode)
-		if err != nil { // only an unknown mode, which the configuration refuses
-			log.Error("text extraction", "url", pageURL, "error", err)
-			return "", ""
-		}
-		return t.Title, t.Body
+// policyOf is the revisit policy the configuration asks for.
+func policyOf(cfg *config.Config) crawler.Policy {
+	f, o, h := cfg.Frequency, cfg.Optimizer, cfg.Hybrid
+	return crawler.Policy{
+		Name: f.Policy, Limit: f.Limit, Min: f.Min, Max: f.Max,
+		Plan: frequency.PlanConfig{Budget: o.Budget, Period: o.Period, MinCrawls: o.MinCrawls, MaxCrawls: o.MaxCrawls,
+			Buckets: frequency.Buckets{MinRate: o.MinRate, MaxRate: o.MaxRate}},
+		Weighted: o.Objective == "weighted",
+		Hybrid: frequency.Hybrid{SampleSize: h.SampleSize, Step: h.Step, MinHistory: h.MinHistory, Normal: h.Normal, Slow: h.Slow,
+			Rho0Start: frequency.DefaultRho0Start, Estimator: frequency.Estimator{MinRate: o.MinRate, MaxRate: o.MaxRate}},
 	}
 }
 

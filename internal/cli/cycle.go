@@ -2,18 +2,13 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"time"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/sync/errgroup"
 
 	"github.com/strata-crawler/strata/crawler"
-	"github.com/strata-crawler/strata/frequency"
-	"github.com/strata-crawler/strata/internal/config"
 	"github.com/strata-crawler/strata/internal/store"
 	"github.com/strata-crawler/strata/internal/urlnorm"
 )
@@ -61,148 +56,15 @@ func (a *app) cycle(ctx context.Context, cron bool, only []store.NewURL) error {
 	// Recalculation and links run on what the crawl did, even when its time window closed; not after
 	// a signal or a failure.
 	if ctx.Err() == nil && (cerr == nil || errors.Is(cerr, crawler.ErrStopped)) {
-		rs, ls, err := s.laterStages(ctx, res.c, res.run.ID)
+		rs, ls, err := res.c.After(ctx, res.run.ID)
 		if err != nil {
-			res.close()
+			res.c.Close()
 			return err
 		}
 		res.run.RecalcTime, res.run.LinksTime = rs.Elapsed, ls.Elapsed
 		fmt.Fprintln(a.stdout, summarizeLater(rs, ls))
 	}
 	return s.finish(ctx, res, cerr)
-}
-
-// laterStages runs recalculation and link extraction side by side, on separate connections and
-// transactions: neither holds a write transaction while waiting for the other, so they cannot
-// deadlock, and SQLite's busy timeout orders their short writes.
-func (s *session) laterStages(ctx context.Context, c *crawler.Crawler, run int64) (*crawler.RecalcStats, *crawler.LinkStats, error) {
-	policy, err := s.policy()
-	if err != nil {
-		return nil, nil, err
-	}
-	var rs *crawler.RecalcStats
-	var ls *crawler.LinkStats
-	g, gctx := errgroup.WithContext(ctx)
-	g.Go(func() (err error) {
-		rs, err = s.recalc(gctx, c, policy, run)
-		return err
-	})
-	g.Go(func() (err error) {
-		ls, err = c.Links(gctx, s.db, s.arch, crawler.Run{ID: run}, s.linksConfig())
-		return err
-	})
-	if err := g.Wait(); err != nil {
-		return nil, nil, err
-	}
-	return rs, ls, nil
-}
-
-// policy returns the per-page policy, or nil for the optimal policy, which plans all pages at once.
-func (s *session) policy() (frequency.Policy, error) {
-	f := s.a.cfg.Frequency
-	switch f.Policy {
-	case "optimal":
-		return nil, nil
-	case "hybrid":
-		return hybridOf(s.a.cfg).Policy(), nil
-	}
-	return frequency.New(f.Policy, frequency.WithLimit(f.Limit), frequency.WithBounds(f.Min, f.Max))
-}
-
-// recalc runs the Frequency Manager for run; with the optimal policy it estimates the change rates of
-// the pages crawled against the population prior the last run fitted, refits and keeps the prior,
-// then plans every page's fr_max and phase under the budget.
-func (s *session) recalc(ctx context.Context, c *crawler.Crawler, policy frequency.Policy, run int64) (*crawler.RecalcStats, error) {
-	var rates *crawler.Rates
-	if policy == nil {
-		var err error
-		if rates, err = s.ratePrior(ctx); err != nil {
-			return nil, err
-		}
-	}
-	rs, err := c.RecalcWith(ctx, s.db, crawler.Run{ID: run}, policy, s.a.cfg.Frequency.Limit, rates)
-	if err != nil {
-		return rs, err
-	}
-	if rates != nil {
-		body, err := json.Marshal(rates.Mix)
-		if err != nil {
-			return rs, fmt.Errorf("save the change-rate prior: %w", err)
-		}
-		if err := s.db.SaveModel(ctx, ratePriorModel, body); err != nil {
-			return rs, err
-		}
-	}
-	if _, err := c.Releases(ctx, s.db, crawler.Run{ID: run}); err != nil {
-		return rs, err
-	}
-	if policy != nil {
-		return rs, nil
-	}
-	start := time.Now()
-	plan, err := c.Optimize(ctx, s.db, crawler.Run{ID: run}, s.a.optimalConfig(), s.a.cfg.Optimizer.Objective == "weighted")
-	if err != nil {
-		return rs, err
-	}
-	rs.Elapsed += time.Since(start)
-	s.a.log.Info("optimal plan applied", "buckets", len(plan.Buckets), "expected_per_run", fmt.Sprintf("%.1f", plan.ExpectedPerRun),
-		"budget", plan.Budget, "expected_freshness", fmt.Sprintf("%.3f", plan.ExpectedFreshness))
-	return rs, nil
-}
-
-// hybridOf returns the hybrid policy's settings, or nil when it is not the policy.
-func hybridOf(cfg *config.Config) *frequency.Hybrid {
-	if cfg.Frequency.Policy != "hybrid" {
-		return nil
-	}
-	h := cfg.Hybrid
-	return &frequency.Hybrid{SampleSize: h.SampleSize, Step: h.Step, MinHistory: h.MinHistory, Normal: h.Normal, Slow: h.Slow,
-		Rho0Start: frequency.DefaultRho0Start, Estimator: frequency.Estimator{MinRate: cfg.Optimizer.MinRate, MaxRate: cfg.Optimizer.MaxRate}}
-}
-
-// ratePriorModel names the optimal policy's change-rate prior in the models table.
-const ratePriorModel = "rate_prior"
-
-// ratePriors are the rates of the prior: log-spaced over the buckets' range.
-const ratePriors = 25
-
-// ratePrior loads the optimal policy's change-rate prior as the last run left it (a flat one the
-// first time, or when the rate range was changed since), with the budget's mean revisit interval.
-func (s *session) ratePrior(ctx context.Context) (*crawler.Rates, error) {
-	o := s.a.cfg.Optimizer
-	mix := frequency.NewRateMix(o.MinRate, o.MaxRate, ratePriors)
-	body, err := s.db.Model(ctx, ratePriorModel)
-	switch {
-	case err == nil:
-		var stored frequency.RateMix
-		if json.Unmarshal(body, &stored) == nil && len(stored.Rates) == ratePriors && len(stored.Weights) == ratePriors &&
-			math.Abs(stored.Rates[0]/mix.Rates[0]-1) < 1e-9 && math.Abs(stored.Rates[ratePriors-1]/mix.Rates[ratePriors-1]-1) < 1e-9 {
-			mix = stored
-		}
-	case !errors.Is(err, store.ErrNotFound):
-		return nil, err
-	}
-	loads, err := s.db.BucketLoads(ctx, false)
-	if err != nil {
-		return nil, err
-	}
-	pages := 0
-	for _, l := range loads {
-		pages += l.Pages
-	}
-	interval := float64(max(pages, 1)) / float64(max(o.Budget, 1))
-	return &crawler.Rates{Mix: &mix, Interval: max(interval, 1)}, nil
-}
-
-func (a *app) optimalConfig() frequency.PlanConfig {
-	o := a.cfg.Optimizer
-	return frequency.PlanConfig{Budget: o.Budget, Period: o.Period, MinCrawls: o.MinCrawls, MaxCrawls: o.MaxCrawls,
-		Buckets: frequency.Buckets{MinRate: o.MinRate, MaxRate: o.MaxRate}}
-}
-
-func (s *session) linksConfig() crawler.LinksConfig {
-	return crawler.LinksConfig{ExternalLevel: s.a.cfg.Links.ExternalLevel, NewFrMax: s.a.cfg.Seed.FrMax,
-		HonourNofollow: s.a.cfg.Links.HonourNofollow}
 }
 
 func summarizeLater(rs *crawler.RecalcStats, ls *crawler.LinkStats) string {
@@ -230,12 +92,8 @@ func newRecalcCmd(a *app) *cobra.Command {
 		Short: "Recalculate the revisit interval of every page the last run crawled (the Frequency Manager)",
 		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return a.laterStage(cmd.Context(), func(ctx context.Context, s *session, c *crawler.Crawler, run int64) (string, error) {
-				policy, err := s.policy()
-				if err != nil {
-					return "", err
-				}
-				rs, err := s.recalc(ctx, c, policy, run)
+			return a.laterStage(cmd.Context(), func(ctx context.Context, s *session, c *crawler.Cycle, run int64) (string, error) {
+				rs, err := c.Recalc(ctx, run)
 				if err != nil {
 					return "", err
 				}
@@ -255,8 +113,8 @@ func newLinksCmd(a *app) *cobra.Command {
 		Short: "Record the link graph of the pages the last run crawled and admit external links (the Link Extractor Manager)",
 		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return a.laterStage(cmd.Context(), func(ctx context.Context, s *session, c *crawler.Crawler, run int64) (string, error) {
-				ls, err := c.Links(ctx, s.db, s.arch, crawler.Run{ID: run}, s.linksConfig())
+			return a.laterStage(cmd.Context(), func(ctx context.Context, s *session, c *crawler.Cycle, run int64) (string, error) {
+				ls, err := c.Links(ctx, run)
 				if err != nil {
 					return "", err
 				}
@@ -271,7 +129,7 @@ func newLinksCmd(a *app) *cobra.Command {
 }
 
 // laterStage runs one of the stages that follow a crawl, on its own, for the last run.
-func (a *app) laterStage(ctx context.Context, stage func(context.Context, *session, *crawler.Crawler, int64) (string, error)) error {
+func (a *app) laterStage(ctx context.Context, stage func(context.Context, *session, *crawler.Cycle, int64) (string, error)) error {
 	s, err := a.openSession(ctx)
 	if err != nil {
 		return err
@@ -281,11 +139,11 @@ func (a *app) laterStage(ctx context.Context, stage func(context.Context, *sessi
 	if err != nil {
 		return err
 	}
-	c, closeClient, err := a.newCrawler(ctx, s.db, s.arch, nil, false)
+	c, err := a.openCycle(ctx, s.db, s.arch, nil, false)
 	if err != nil {
 		return err
 	}
-	defer closeClient()
+	defer c.Close()
 	msg, err := stage(ctx, s, c, run)
 	if err != nil {
 		return err

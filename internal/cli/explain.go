@@ -80,16 +80,9 @@ func explainURL(ctx context.Context, cfg *config.Config, db *store.DB, u string)
 	if err != nil {
 		return nil, err
 	}
-	var policy frequency.Policy // nil for the optimal policy, which plans every page at once
-	switch cfg.Frequency.Policy {
-	case "optimal":
-	case "hybrid":
-		policy = hybridOf(cfg).Policy()
-	default:
-		if policy, err = frequency.New(cfg.Frequency.Policy, frequency.WithLimit(limit),
-			frequency.WithBounds(cfg.Frequency.Min, cfg.Frequency.Max)); err != nil {
-			return nil, err
-		}
+	policy, err := policyOf(cfg).PerPage() // nil for the optimal policy, which plans every page at once
+	if err != nil {
+		return nil, err
 	}
 	hh, err := db.HostHints(ctx, info.Origin)
 	if err != nil {

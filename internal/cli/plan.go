@@ -32,7 +32,7 @@ the same staleness, so policies can be compared on one scale. It changes nothing
 				return err
 			}
 			defer db.Close()
-			cfg := a.optimalConfig()
+			cfg := policyOf(a.cfg).Plan
 			if budget > 0 {
 				cfg.Budget = budget
 			}

@@ -463,7 +463,7 @@ func benchRecalc(b *testing.B, work func(*testing.B) (*store.DB, string), restar
 		st := &timedRecalcStore{DB: db, batch: batch}
 		runtime.GC()
 		b.StartTimer()
-		stats, err := c.Recalc(ctx, st, crawler.Run{ID: benchRuns}, policy, benchRuns)
+		stats, err := c.Recalc(ctx, st, crawler.Run{ID: benchRuns}, policy, benchRuns, nil)
 		if err == nil {
 			err = st.flush(ctx)
 		}

@@ -1,0 +1,332 @@
+package crawler
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math"
+	"net/http"
+	"net/url"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/strata-crawler/strata/archive"
+	"github.com/strata-crawler/strata/frequency"
+	"github.com/strata-crawler/strata/internal/fetch"
+	"github.com/strata-crawler/strata/internal/pagetext"
+	"github.com/strata-crawler/strata/internal/polite"
+	"github.com/strata-crawler/strata/internal/robots"
+	"github.com/strata-crawler/strata/internal/store"
+)
+
+// MinDelay is the politeness floor between two requests to one domain whose hosts are not all
+// loopback. Open raises any smaller Network.Delay to it: strata promises it to every site.
+const MinDelay = 10 * time.Second
+
+// Policy is the revisit policy: how the Frequency Manager turns what a run saw into the next
+// revisit intervals (the configuration's [frequency], [optimizer] and [hybrid] tables).
+type Policy struct {
+	Name            string // "bouras" (also ""), "nutch", "optimal" or "hybrid"
+	Limit, Min, Max int    // records examined and the bounds of fr_max (0: the policy's defaults)
+	// Plan is the optimal policy's budget, period and change-rate buckets.
+	Plan frequency.PlanConfig
+	// Weighted makes the optimal policy minimise Wolf et al.'s weighted staleness.
+	Weighted bool
+	// Hybrid holds the hybrid policy's settings.
+	Hybrid frequency.Hybrid
+}
+
+// PerPage returns the rule that recalculates one page at a time, or nil for the optimal policy,
+// which plans every page at once.
+func (p Policy) PerPage() (frequency.Policy, error) {
+	switch p.Name {
+	case "optimal":
+		return nil, nil
+	case "hybrid":
+		return p.Hybrid.Policy(), nil
+	}
+	return frequency.New(p.Name, frequency.WithLimit(p.Limit), frequency.WithBounds(p.Min, p.Max))
+}
+
+// hybrid returns the hybrid policy's settings when it is the policy, else nil.
+func (p Policy) hybrid() *frequency.Hybrid {
+	if p.Name != "hybrid" {
+		return nil
+	}
+	h := p.Hybrid
+	return &h
+}
+
+// Network is how a cycle reaches the sites: the identity it sends, the limits of one fetch and the
+// politeness gate every request passes.
+type Network struct {
+	UserAgent   string
+	PageTimeout time.Duration
+	MaxBytes    int64
+	// Delay is the gap between requests to one domain; below MinDelay it counts as MinDelay.
+	Delay time.Duration
+	// LoopbackDelay is the gap for hosts whose addresses are all loopback, and only for them.
+	LoopbackDelay time.Duration
+	DelayFactor   float64
+	ByHost        bool // each host is its own politeness domain (default: its registrable domain)
+	// AllowPrivate lets links and redirects reach private and loopback addresses; seeded hosts may
+	// always be reached.
+	AllowPrivate bool
+	// Hints reads sitemaps and feeds for provider hints.
+	Hints bool
+	// Transport, when set, answers every request instead of the network, behind the same gate and
+	// fetch client: the simulator's web in memory. Nothing else sets it.
+	Transport http.RoundTripper
+}
+
+// Setup is everything Open needs besides the database and the archive.
+type Setup struct {
+	Net    Network
+	Crawl  Config // the crawl stage; its UserAgent, PageTimeout, Archive, Docs and Hybrid are set by Open
+	Policy Policy
+	Links  LinksConfig
+	Text   pagetext.Mode // the text archived and compared: pagetext.Main or pagetext.Full
+}
+
+// Cycle is the run cycle of one database, Bouras et al.'s figure 2: the crawl stage, then the
+// Frequency Manager (recalc) and the Link Extractor Manager (links) side by side. strata run and
+// strata simulate both run it, so a simulated policy is the one that crawls.
+type Cycle struct {
+	db      *store.DB
+	arch    *archive.Dir
+	crawler *Crawler
+	policy  Policy
+	links   LinksConfig
+	log     *slog.Logger
+	close   func()
+}
+
+// Open wires a cycle: a politeness gate inside a guarded fetch client, robots.txt and provider hints
+// through the same gate, the crawl stage, and the policy. arch may be nil: nothing is archived and
+// the links stage reads no versions. Close releases the client's connections.
+func Open(ctx context.Context, db *store.DB, arch *archive.Dir, s Setup) (*Cycle, error) {
+	if _, err := s.Policy.PerPage(); err != nil {
+		return nil, err
+	}
+	seeds, err := db.SeedHosts(ctx)
+	if err != nil {
+		return nil, err
+	}
+	seeded := map[string]bool{}
+	for _, h := range seeds {
+		seeded[(&url.URL{Host: h}).Hostname()] = true
+	}
+	n := s.Net
+	var client *fetch.Client
+	gate := polite.New(polite.Options{
+		Delay:         max(n.Delay, MinDelay),
+		LoopbackDelay: n.LoopbackDelay,
+		DelayFactor:   n.DelayFactor,
+		ByHost:        n.ByHost,
+		Loopback: func(ctx context.Context, host string) bool {
+			ok, err := client.LoopbackOnly(ctx, host)
+			return err == nil && ok
+		},
+	})
+	wrap := gate.Transport
+	if n.Transport != nil {
+		wrap = func(http.RoundTripper) http.RoundTripper { return gate.Transport(n.Transport) }
+	}
+	client = fetch.New(fetch.Options{
+		UserAgent:    n.UserAgent,
+		PageTimeout:  n.PageTimeout,
+		MaxBytes:     n.MaxBytes,
+		MaxRedirects: -1, // each hop is a request of its own, scheduled politely by the crawler
+		AllowPrivate: func(host string) bool { return n.AllowPrivate || seeded[host] },
+		Wrap:         wrap,
+	})
+	httpClient := client.HTTPClient()
+	cfg := s.Crawl
+	cfg.UserAgent, cfg.PageTimeout = n.UserAgent, n.PageTimeout
+	if arch != nil {
+		cfg.Archive = arch
+	}
+	if cfg.Text == nil {
+		cfg.Text = textExtractor(s.Text, cfg.Log)
+	}
+	if n.Hints {
+		cfg.Docs = docFetcher(httpClient, n.UserAgent)
+	}
+	cfg.Hybrid = s.Policy.hybrid()
+	c := New(db, client, func(ctx context.Context, origin *url.URL) robots.Result {
+		return robots.Fetch(ctx, httpClient, origin, n.UserAgent)
+	}, gate, cfg)
+	return &Cycle{db: db, arch: arch, crawler: c, policy: s.Policy, links: s.Links, log: c.cfg.Log, close: client.Close}, nil
+}
+
+// Close releases the cycle's idle connections.
+func (c *Cycle) Close() { c.close() }
+
+// Crawl runs the crawl stage of run.
+func (c *Cycle) Crawl(ctx context.Context, run Run) (*Stats, error) { return c.crawler.Crawl(ctx, run) }
+
+// After runs the stages that follow a crawl, recalc and links, side by side on separate connections
+// and transactions: neither holds a write transaction while waiting for the other, so they cannot
+// deadlock, and SQLite's busy timeout orders their short writes.
+func (c *Cycle) After(ctx context.Context, run int64) (*RecalcStats, *LinkStats, error) {
+	var rs *RecalcStats
+	var ls *LinkStats
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() (err error) {
+		rs, err = c.Recalc(gctx, run)
+		return err
+	})
+	g.Go(func() (err error) {
+		ls, err = c.Links(gctx, run)
+		return err
+	})
+	if err := g.Wait(); err != nil {
+		return nil, nil, err
+	}
+	return rs, ls, nil
+}
+
+// Links runs the Link Extractor Manager for run.
+func (c *Cycle) Links(ctx context.Context, run int64) (*LinkStats, error) {
+	var versions VersionReader = noVersions{}
+	if c.arch != nil {
+		versions = c.arch
+	}
+	return c.crawler.Links(ctx, c.db, versions, Run{ID: run}, c.links)
+}
+
+// Recalc runs the Frequency Manager for run. A per-page policy recalculates every page the run
+// crawled. The optimal policy estimates their change rates against the population prior the last
+// run fitted, refits and keeps the prior, then plans every page's fr_max and phase under the budget.
+// Release weekdays are looked for either way.
+func (c *Cycle) Recalc(ctx context.Context, run int64) (*RecalcStats, error) {
+	per, err := c.policy.PerPage()
+	if err != nil {
+		return nil, err
+	}
+	var rates *Rates
+	if per == nil {
+		if rates, err = c.ratePrior(ctx); err != nil {
+			return nil, err
+		}
+	}
+	rs, err := c.crawler.Recalc(ctx, c.db, Run{ID: run}, per, c.policy.Limit, rates)
+	if err != nil {
+		return rs, err
+	}
+	if rates != nil {
+		body, err := json.Marshal(rates.Mix)
+		if err != nil {
+			return rs, fmt.Errorf("save the change-rate prior: %w", err)
+		}
+		if err := c.db.SaveModel(ctx, ratePriorModel, body); err != nil {
+			return rs, err
+		}
+	}
+	if _, err := c.crawler.Releases(ctx, c.db, Run{ID: run}); err != nil {
+		return rs, err
+	}
+	if per != nil {
+		return rs, nil
+	}
+	start := time.Now()
+	plan, err := c.crawler.Optimize(ctx, c.db, Run{ID: run}, c.policy.Plan, c.policy.Weighted)
+	if err != nil {
+		return rs, err
+	}
+	rs.Elapsed += time.Since(start)
+	c.log.Info("optimal plan applied", "buckets", len(plan.Buckets), "expected_per_run", fmt.Sprintf("%.1f", plan.ExpectedPerRun),
+		"budget", plan.Budget, "expected_freshness", fmt.Sprintf("%.3f", plan.ExpectedFreshness))
+	return rs, nil
+}
+
+// ratePriorModel names the optimal policy's change-rate prior in the models table.
+const ratePriorModel = "rate_prior"
+
+// ratePriors are the rates of the prior: log-spaced over the buckets' range.
+const ratePriors = 25
+
+// ratePrior loads the optimal policy's change-rate prior as the last run left it (a flat one the
+// first time, or when the rate range was changed since), with the budget's mean revisit interval.
+func (c *Cycle) ratePrior(ctx context.Context) (*Rates, error) {
+	b := c.policy.Plan.Buckets
+	mix := frequency.NewRateMix(b.MinRate, b.MaxRate, ratePriors)
+	body, err := c.db.Model(ctx, ratePriorModel)
+	switch {
+	case err == nil:
+		var stored frequency.RateMix
+		if json.Unmarshal(body, &stored) == nil && len(stored.Rates) == ratePriors && len(stored.Weights) == ratePriors &&
+			math.Abs(stored.Rates[0]/mix.Rates[0]-1) < 1e-9 && math.Abs(stored.Rates[ratePriors-1]/mix.Rates[ratePriors-1]-1) < 1e-9 {
+			mix = stored
+		}
+	case !errors.Is(err, store.ErrNotFound):
+		return nil, err
+	}
+	loads, err := c.db.BucketLoads(ctx, false)
+	if err != nil {
+		return nil, err
+	}
+	pages := 0
+	for _, l := range loads {
+		pages += l.Pages
+	}
+	interval := float64(max(pages, 1)) / float64(max(c.policy.Plan.Budget, 1))
+	return &Rates{Mix: &mix, Interval: max(interval, 1)}, nil
+}
+
+// noVersions is the version reader of a cycle without an archive: every version is missing.
+type noVersions struct{}
+
+func (noVersions) ReadMeta(rel string) (*archive.Meta, error) {
+	return nil, fmt.Errorf("read version %s: %w", rel, errNoArchive)
+}
+
+func (noVersions) ReadRaw(rel string) ([]byte, error) {
+	return nil, fmt.Errorf("read version %s: %w", rel, errNoArchive)
+}
+
+var errNoArchive = errors.New("no archive")
+
+// docFetcher returns the crawler's sitemap and feed fetcher, through the same guarded, polite client
+// as every request.
+func docFetcher(client *http.Client, userAgent string) DocFetcher {
+	return func(ctx context.Context, u string) (io.ReadCloser, time.Time, error) {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+		if err != nil {
+			return nil, time.Time{}, fmt.Errorf("fetch %s: %w", u, err)
+		}
+		req.Header.Set("User-Agent", userAgent)
+		resp, err := client.Do(req)
+		if err != nil {
+			return nil, time.Time{}, fmt.Errorf("fetch %s: %w", u, err)
+		}
+		if resp.StatusCode != http.StatusOK {
+			resp.Body.Close()
+			return nil, time.Time{}, fmt.Errorf("fetch %s: status %d", u, resp.StatusCode)
+		}
+		date, _ := http.ParseTime(resp.Header.Get("Date"))
+		return resp.Body, date, nil
+	}
+}
+
+// textExtractor returns the crawler's text function: pagetext for HTML, the text itself otherwise.
+func textExtractor(mode pagetext.Mode, log *slog.Logger) TextFunc {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return func(body []byte, contentType, pageURL string) (string, string) {
+		if !archive.IsHTML(contentType) {
+			return "", string(body)
+		}
+		t, err := pagetext.Extract(body, pageURL, mode)
+		if err != nil { // only an unknown mode, which the configuration refuses
+			log.Error("text extraction", "url", pageURL, "error", err)
+			return "", ""
+		}
+		return t.Title, t.Body
+	}
+}
