@@ -150,8 +150,10 @@ type Config struct {
 	// NewFrMax is the revisit interval given to pages found by following links; default 1.
 	NewFrMax int
 	// Selective is the selective incremental rule (Bouras et al. 3.3); the zero value means
-	// frequency.DefaultSelective().
-	Selective frequency.Selective
+	// frequency.DefaultSelective(). SelectiveOff turns the rule off: every due page is crawled
+	// whatever its hub did, as policies other than Bouras's schedule pages by their own intervals.
+	Selective    frequency.Selective
+	SelectiveOff bool
 	// Limit is how many of a page's last records the rules look at (frequency.limit); default 10.
 	Limit int
 	// MaxSkips is how many runs in a row the selective rule may skip a page before it is crawled

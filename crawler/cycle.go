@@ -36,6 +36,9 @@ type Policy struct {
 	Plan frequency.PlanConfig
 	// Weighted makes the optimal policy minimise Wolf et al.'s weighted staleness.
 	Weighted bool
+	// Selective applies Bouras et al.'s selective incremental rule (3.3) at the hubs; it belongs to
+	// the bouras policy and is ignored by the others, which schedule every page by its own interval.
+	Selective bool
 	// Hybrid holds the hybrid policy's settings.
 	Hybrid frequency.Hybrid
 }
@@ -157,6 +160,7 @@ func Open(ctx context.Context, db *store.DB, arch *archive.Dir, s Setup) (*Cycle
 		cfg.Docs = docFetcher(httpClient, n.UserAgent)
 	}
 	cfg.Hybrid = s.Policy.hybrid()
+	cfg.SelectiveOff = !s.Policy.Selective || (s.Policy.Name != "" && s.Policy.Name != "bouras")
 	c := New(db, client, func(ctx context.Context, origin *url.URL) robots.Result {
 		return robots.Fetch(ctx, httpClient, origin, n.UserAgent)
 	}, gate, cfg)

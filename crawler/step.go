@@ -598,7 +598,7 @@ func (s *stage) trapEvent(ctx context.Context, ev *traps.Event) error {
 // their fr has not reached 0), and skipped for this run otherwise. Either way the hub's threshold
 // moves towards what its children did.
 func (s *stage) selective(ctx context.Context, u *store.DueURL, rec *store.FetchRecord) error {
-	if len(s.run.Only) > 0 || u.Level <= 0 || (rec.ContentHash == "" && !rec.NotModified) {
+	if s.c.cfg.SelectiveOff || len(s.run.Only) > 0 || u.Level <= 0 || (rec.ContentHash == "" && !rec.NotModified) {
 		return nil // not a hub, or no usable answer: no evidence about the hub itself
 	}
 	if ok, err := s.c.store.HasChildren(ctx, u.ID); err != nil || !ok {

@@ -131,3 +131,26 @@ func New(name string, opts ...Option) (Policy, error) {
 	}
 	return f(o)
 }
+
+// Uniform revisits every page at every run: fr_max is always Min (1 by default). Without a budget it
+// crawls everything each run; under a budget the run takes the pages that have waited longest, so
+// every page is visited once every pages/budget runs, round robin — the uniform revisiting that Cho
+// and Garcia-Molina found hard to beat, and the baseline the other policies are measured against.
+type Uniform struct {
+	Min int // the interval returned; 0 means 1
+}
+
+// Name returns "uniform".
+func (Uniform) Name() string { return "uniform" }
+
+// NextFrMax returns Min, or 1.
+func (u Uniform) NextFrMax(Page) int { return max(u.Min, 1) }
+
+func init() {
+	Register("uniform", func(o Options) (Policy, error) {
+		if o.Min < 0 {
+			return nil, fmt.Errorf("min fr_max %d: must be at least 1 (0 means 1)", o.Min)
+		}
+		return Uniform{Min: o.Min}, nil
+	})
+}

@@ -262,7 +262,7 @@ func (a *app) openCycle(ctx context.Context, db *store.DB, arch *archive.Dir, pr
 func policyOf(cfg *config.Config) crawler.Policy {
 	f, o, h := cfg.Frequency, cfg.Optimizer, cfg.Hybrid
 	return crawler.Policy{
-		Name: f.Policy, Limit: f.Limit, Min: f.Min, Max: f.Max,
+		Name: f.Policy, Limit: f.Limit, Min: f.Min, Max: f.Max, Selective: f.Selective,
 		Plan: frequency.PlanConfig{Budget: o.Budget, Period: o.Period, MinCrawls: o.MinCrawls, MaxCrawls: o.MaxCrawls,
 			Buckets: frequency.Buckets{MinRate: o.MinRate, MaxRate: o.MaxRate}},
 		Weighted: o.Objective == "weighted",

@@ -16,7 +16,7 @@ func TestSimulate(t *testing.T) {
 	dir := t.TempDir()
 	plot := filepath.Join(dir, "out.svg")
 	var out, errb bytes.Buffer
-	err := cli.Run(t.Context(), []string{"simulate", "--pages", "800", "--sites", "4", "--days", "8", "--budget", "25%",
+	err := cli.Run(t.Context(), []string{"simulate", "--pages", "120", "--sites", "3", "--days", "4", "--budget", "25%",
 		"--policies", "uniform,optimal,oracle", "--json", "--plot", plot}, &out, &errb)
 	if err != nil {
 		t.Fatalf("simulate: %v\n%s", err, errb.String())
@@ -31,7 +31,7 @@ func TestSimulate(t *testing.T) {
 	if err := json.Unmarshal(out.Bytes(), &res); err != nil {
 		t.Fatalf("--json output: %v\n%s", err, out.String())
 	}
-	if res.Config.Budget != 200 || len(res.Policies) != 3 || res.Policies[2].Name != "oracle" || !(res.Policies[2].Freshness > 0) {
+	if res.Config.Budget != 30 || len(res.Policies) != 3 || res.Policies[2].Name != "oracle" || !(res.Policies[2].Freshness > 0) {
 		t.Errorf("unexpected result: %+v", res)
 	}
 	svg, err := os.ReadFile(plot)
@@ -43,11 +43,11 @@ func TestSimulate(t *testing.T) {
 	}
 
 	out.Reset()
-	if err := cli.Run(t.Context(), []string{"simulate", "--pages", "500", "--sites", "5", "--days", "4", "--budget", "100",
+	if err := cli.Run(t.Context(), []string{"simulate", "--pages", "100", "--sites", "5", "--days", "3", "--budget", "20",
 		"--policies", "uniform,nutch"}, &out, io.Discard); err != nil {
 		t.Fatal(err)
 	}
-	if s := out.String(); !strings.Contains(s, "POLICY") || !strings.Contains(s, "nutch") || !strings.Contains(s, "budget 100 pages/day") {
+	if s := out.String(); !strings.Contains(s, "POLICY") || !strings.Contains(s, "nutch") || !strings.Contains(s, "budget 20 pages/day") {
 		t.Errorf("table output:\n%s", s)
 	}
 }

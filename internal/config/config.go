@@ -88,10 +88,11 @@ type Config struct {
 		MaxURLsPerDomain int
 	}
 	Frequency struct {
-		Policy string
-		Limit  int
-		Min    int
-		Max    int
+		Policy    string
+		Selective bool
+		Limit     int
+		Min       int
+		Max       int
 	}
 	Hybrid struct {
 		SampleSize, MinHistory, Normal, Slow int
@@ -195,9 +196,12 @@ var schema = []field{
 	{key: "politeness.domain_key", def: "registrable", enum: []string{"registrable", "host"},
 		doc: `What counts as one domain for politeness: "registrable" (example.co.uk and its subdomains) or "host".`,
 		ptr: func(c *Config) any { return &c.Politeness.DomainKey }},
-	{key: "frequency.policy", def: "bouras", enum: []string{"bouras", "optimal", "nutch", "hybrid"},
-		doc: "How revisit intervals are recalculated after each crawl: \"bouras\" (Bouras et al., 3.2), \"optimal\" (WebFountain's change-rate buckets with Wolf et al.'s allocation under optimizer.budget), \"nutch\" (Nutch's AdaptiveFetchSchedule: ×1.4 when unchanged, ×0.8 when changed, within frequency.min and max) or \"hybrid\" (Ghodsi et al.: pages with little history sampled per site, the others in a Normal or a Slow queue; see [hybrid]).",
+	{key: "frequency.policy", def: "bouras", enum: []string{"bouras", "optimal", "nutch", "hybrid", "uniform"},
+		doc: "How revisit intervals are recalculated after each crawl: \"bouras\" (Bouras et al., 3.2), \"uniform\" (every page every run; under optimizer.budget, the pages that waited longest first: round robin), \"optimal\" (WebFountain's change-rate buckets with Wolf et al.'s allocation under optimizer.budget), \"nutch\" (Nutch's AdaptiveFetchSchedule: ×1.4 when unchanged, ×0.8 when changed, within frequency.min and max) or \"hybrid\" (Ghodsi et al.: pages with little history sampled per site, the others in a Normal or a Slow queue; see [hybrid]).",
 		ptr: func(c *Config) any { return &c.Frequency.Policy }},
+	{key: "frequency.selective", def: true,
+		doc: "Bouras et al.'s selective incremental rule (3.3) with the bouras policy: a due hub that did not change has the pages below it skipped for the run unless enough of its children changed. The other policies schedule every page by its own interval and ignore it.",
+		ptr: func(c *Config) any { return &c.Frequency.Selective }},
 	{key: "frequency.limit", def: 10, min: 2, max: 1000,
 		doc: "How many of a page's last fetches the frequency and selective rules look at.",
 		ptr: func(c *Config) any { return &c.Frequency.Limit }},

@@ -4,22 +4,35 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"hash/fnv"
-	"math"
-	"math/rand/v2"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
 	"runtime"
-	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"golang.org/x/sync/errgroup"
+
+	"github.com/strata-crawler/strata/archive"
+	"github.com/strata-crawler/strata/crawler"
+	"github.com/strata-crawler/strata/internal/store"
+)
+
+// Limits of a simulation: every policy runs strata's real stages with a database and an archive of
+// its own, which costs about a millisecond per fetch, so a simulation is sized for minutes, not hours.
+const (
+	MaxPages = 20000
+	MaxSites = 2000
+	MaxDays  = 365
 )
 
 // Config sets up a simulation.
 type Config struct {
-	Pages  int     // pages of the initial crawl
-	Sites  int     // sites they are spread over; each site's first page is its hub
-	Days   int     // days simulated; one run a day, at midnight; run 0 is the initial full crawl
+	Pages  int     // pages that exist at day 0; each site's first page is its hub
+	Sites  int     // sites they are spread over
+	Days   int     // days simulated, one run a day at midnight, the first at day 0
 	Seed   uint64  // the same seed gives the same web and the same results
 	Mix    Mix     // change processes
 	Budget int     // fetches per run for the budgeted policies
@@ -31,6 +44,9 @@ type Config struct {
 	Period          int      // the optimal policy's scheduling period, runs; default 30 (optimizer.period)
 	Limit           int      // records the policies examine (frequency.limit); default 10
 	Policies        []string // names from PolicyNames; empty means all
+	// Dir is where each policy's database and archive are made (and removed at the end); "" means
+	// /dev/shm when it exists, else the system's temporary directory.
+	Dir string
 }
 
 // ErrConfig is wrapped by the errors Run returns for a Config it cannot simulate.
@@ -49,8 +65,10 @@ func (c *Config) defaults() error {
 	switch {
 	case c.Pages < 1 || c.Sites < 1 || c.Sites > c.Pages:
 		return fmt.Errorf("%w: %d pages on %d sites: need at least one page per site", ErrConfig, c.Pages, c.Sites)
-	case c.Days < 2:
-		return fmt.Errorf("%w: %d days: need at least 2 (the initial crawl and one run)", ErrConfig, c.Days)
+	case c.Pages > MaxPages || c.Sites > MaxSites:
+		return fmt.Errorf("%w: %d pages on %d sites: at most %d pages and %d sites", ErrConfig, c.Pages, c.Sites, MaxPages, MaxSites)
+	case c.Days < 2 || c.Days > MaxDays:
+		return fmt.Errorf("%w: %d days: need 2 to %d", ErrConfig, c.Days, MaxDays)
 	case c.Budget < 1:
 		return fmt.Errorf("%w: budget %d pages per run: must be at least 1", ErrConfig, c.Budget)
 	case !(c.Births >= 0) || !(c.Deaths >= 0) || c.Births > 1 || c.Deaths > 1:
@@ -83,12 +101,11 @@ type Result struct {
 	Elapsed  time.Duration  `json:"elapsed_ns"`
 }
 
-// PolicyResult is one policy's measurements. Fetches, efficiency and misses count runs 1 to Days−1;
-// the initial full crawl at run 0 is the same for every policy and left out. Freshness and age are
-// averaged over the whole time [0, Days).
+// PolicyResult is one policy's measurements, judged from the requests its crawl sent to the web.
+// Freshness and age are averaged over the whole time [0, Days).
 type PolicyResult struct {
 	Name          string  `json:"name"`
-	FetchesPerDay float64 `json:"fetches_per_day"`
+	FetchesPerDay float64 `json:"fetches_per_day"` // page requests per run, 404s included
 	// Freshness is the time-average share of the live pages whose stored copy is current; a page
 	// not fetched yet since it appeared counts as stale.
 	Freshness float64 `json:"freshness"`
@@ -101,18 +118,22 @@ type PolicyResult struct {
 	// before any fetch. MissedShare is Missed / all changes.
 	Missed      int     `json:"missed"`
 	MissedShare float64 `json:"missed_share"`
-	// DiscoveryDelay is the mean time, in days, from a new page's appearance to its first fetch,
-	// over the NewFetched of NewPages new pages fetched by the end.
+	// DiscoveryDelay is the mean time, in days, from a page's appearance after day 0 to its first
+	// fetch, over the NewFetched of NewPages such pages fetched by the end.
 	DiscoveryDelay float64   `json:"discovery_delay_days"`
 	NewPages       int       `json:"new_pages"`
 	NewFetched     int       `json:"new_fetched"`
 	DailyFresh     []float64 `json:"daily_freshness"`
 	DailyFetches   []int     `json:"daily_fetches"`
+	// Fetched lists, per run, the pages the run requested, in ascending order: what the policy
+	// chose. The oracle has none.
+	Fetched [][]int32 `json:"-"`
 }
 
-// Run simulates every policy of cfg on the same synthetic web, side by side, and measures them. It
-// touches neither disk nor network; the policies run in parallel, each with its own random stream,
-// so the result depends only on cfg.
+// Run simulates every policy of cfg on the same synthetic web and measures them. Each policy but the
+// oracle is strata itself: the run cycle of strata run (crawler.Open), with a database and an archive
+// of its own in a temporary directory and the web answering in memory, once per simulated day, on a
+// clock that says that day. The result depends only on cfg.
 func Run(ctx context.Context, cfg Config) (*Result, error) {
 	start := time.Now()
 	if err := cfg.defaults(); err != nil {
@@ -123,14 +144,14 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	res := &Result{Config: cfg, MixText: cfg.Mix.String(), Pages: len(w.pages), Changes: len(w.times),
 		Policies: make([]PolicyResult, len(cfg.Policies))}
 	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(runtime.GOMAXPROCS(0))
+	g.SetLimit(max(runtime.GOMAXPROCS(0), 2))
 	for i, name := range cfg.Policies {
 		g.Go(func() error {
-			s := newSim(w, cfg, name)
-			if err := s.run(gctx, policies[name](s)); err != nil {
+			var err error
+			res.Policies[i], err = simulatePolicy(gctx, w, cfg, name)
+			if err != nil {
 				return fmt.Errorf("simulate %s: %w", name, err)
 			}
-			res.Policies[i] = s.result(name)
 			return nil
 		})
 	}
@@ -141,296 +162,123 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	return res, nil
 }
 
-// policy is one revisit policy under simulation. run is called once per run d >= 1 and fetches
-// pages through s.fetch, which tells each outcome at once; pages found on a fetched hub become known
-// (s.pending) and can be fetched from the next run on.
-type policy interface {
-	run(s *sim, d int)
-}
-
-// outcome is what one fetch told the crawler.
-type outcome struct {
-	changed bool // the content differed from the stored copy (always true for a first fetch)
-	first   bool // the page had never been fetched
-	gone    bool // the page no longer exists
-}
-
-// pageState is what one policy's crawler has of one page.
-type pageState struct {
-	lastFetch float64 // time of the last fetch; < 0 before the first
-	next      int32   // index in web.times of the page's first change after lastFetch
-	known     bool
-	gone      bool // the crawler learnt that it disappeared
-}
-
-// sim is one policy's crawl of the shared web.
-type sim struct {
-	w       *web
-	cfg     Config
-	rng     *rand.Rand
-	st      []pageState
-	known   []int32 // pages the crawler knows, in the order it learnt them (gone ones included)
-	pending []int32 // known pages never fetched, waiting for their first fetch
-	found   []int32 // pages discovered in the current run: pending from the next run
-	next    []int32 // per site: index in web.children of the first child not known yet
-
-	d        int
-	budget   int // fetches left in this run; -1 = no limit
-	limited  bool
-	fetched  []bool // fetched in the current run
-	runList  []int32
-	fetches  int
-	changedN int
-	missed   int
-	daily    []float64
-	dailyN   []int
-	fresh    float64
-	stale    float64
-	age      float64
-	newDelay float64
-	newPages int
-	newSeen  int
-}
-
-func newSim(w *web, cfg Config, name string) *sim {
-	h := fnv.New64a()
-	h.Write([]byte(name))
-	s := &sim{w: w, cfg: cfg, rng: rand.New(rand.NewPCG(cfg.Seed, h.Sum64())), st: make([]pageState, len(w.pages)),
-		next: make([]int32, len(w.roots)), fetched: make([]bool, len(w.pages))}
-	for i := range s.st {
-		s.st[i].lastFetch = -1
+// simulatePolicy runs one policy over the whole simulation and scores it.
+func simulatePolicy(ctx context.Context, w *web, cfg Config, name string) (PolicyResult, error) {
+	p := policies[name](cfg)
+	if p.oracle {
+		return w.score(name, oracleFetches(w, cfg.Days), cfg.Days), nil
 	}
-	return s
+	srv := w.NewServer(0)
+	if err := crawl(ctx, w, srv, cfg, p, nil); err != nil {
+		return PolicyResult{}, err
+	}
+	return w.score(name, fetchesOf(srv.Log(), cfg.Days), cfg.Days), nil
 }
 
-// run plays the initial crawl and runs 1 to Days−1.
-func (s *sim) run(ctx context.Context, p policy) error {
-	// Run 0: the initial full crawl of every page there is at time 0, the same for every policy.
-	s.d, s.budget = 0, -1
-	for i := range s.w.initial {
-		s.learn(int32(i))
+// crawl runs the policy's cycle once per day of the simulation against srv, which answers either in
+// memory (transport nil) or over the network (transport set, for the test that checks the two agree).
+func crawl(ctx context.Context, w *web, srv *Server, cfg Config, p setup, network func(*crawler.Network)) error {
+	base := cfg.Dir
+	if base == "" {
+		if fi, err := os.Stat("/dev/shm"); err == nil && fi.IsDir() {
+			base = "/dev/shm" // memory: the database and the archive are thrown away at the end
+		}
 	}
-	for _, i := range s.pending {
-		s.fetch(i)
+	dir, err := os.MkdirTemp(base, "strata-simulate-")
+	if err != nil {
+		return fmt.Errorf("simulation directory: %w", err)
 	}
-	s.pending = s.pending[:0]
-	s.found = s.found[:0]
-	s.measureDay(0)
-	initial := s.fetches
-	s.fetches, s.changedN, s.missed = 0, 0, 0
-	s.dailyN = append(s.dailyN, initial)
-	for d := 1; d < s.cfg.Days; d++ {
+	defer os.RemoveAll(dir)
+	clock := &clock{}
+	db, err := store.Open(ctx, filepath.Join(dir, "strata.db"), store.Options{Now: clock.Now})
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	arch, err := archive.Open(filepath.Join(dir, "archive"))
+	if err != nil {
+		return err
+	}
+	seeds := make([]store.NewSeed, len(w.roots))
+	for s, r := range w.roots {
+		seeds[s] = store.NewSeed{URL: srv.URL(r), Host: Site(s, srv.port), Level: 1, FrMax: 1}
+	}
+	if _, err := db.AddSeeds(ctx, seeds); err != nil {
+		return err
+	}
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	setup := crawler.Setup{
+		Net: crawler.Network{UserAgent: "strata-simulate/1 (+https://example.org/strata)", PageTimeout: 10 * time.Second,
+			MaxBytes: 1 << 20, Transport: srv.Transport(), Hints: true},
+		Crawl: crawler.Config{Workers: 8, Log: log, Now: clock.Now, Limit: cfg.Limit, Budget: p.budget, MaxFrMax: 30},
+		Policy: p.policy, Text: "main",
+		Links: crawler.LinksConfig{NewFrMax: 1, HonourNofollow: true},
+	}
+	if network != nil {
+		network(&setup.Net)
+	}
+	cyc, err := crawler.Open(ctx, db, arch, setup)
+	if err != nil {
+		return err
+	}
+	defer cyc.Close()
+	for d := range cfg.Days {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		s.beginRun(d)
-		before := s.fetches
-		p.run(s, d)
-		s.endRun()
-		s.dailyN = append(s.dailyN, s.fetches-before)
-		s.measureDay(d)
+		now := dayTime(float64(d))
+		clock.Set(now)
+		srv.SetTime(float64(d))
+		run, err := db.BeginRun(ctx, now, 0)
+		if err != nil {
+			return err
+		}
+		if _, err := cyc.Crawl(ctx, crawler.Run{ID: run, Start: now}); err != nil {
+			return fmt.Errorf("day %d: %w", d, err)
+		}
+		if _, _, err := cyc.After(ctx, run); err != nil {
+			return fmt.Errorf("day %d: %w", d, err)
+		}
+		if err := db.FinishRun(ctx, store.Run{ID: run, EndedAt: now, Status: "completed"}); err != nil {
+			return err
+		}
 	}
-	s.finish()
 	return nil
 }
 
-func (s *sim) beginRun(d int) {
-	s.d = d
-	s.budget, s.limited = -1, false
-	for _, i := range s.runList {
-		s.fetched[i] = false
-	}
-	s.runList = s.runList[:0]
-	s.pending = append(s.pending, s.found...)
-	s.found = s.found[:0]
+// clock is the simulation's time: the day of the run.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
 }
 
-// limit caps this run's fetches; the budgeted policies call it first.
-func (s *sim) limit(n int) { s.budget, s.limited = n, true }
-
-// left reports whether the run may fetch another page.
-func (s *sim) left() bool { return !s.limited || s.budget > 0 }
-
-func (s *sim) endRun() {
-	// Pending pages that were fetched leave the queue.
-	k := 0
-	for _, i := range s.pending {
-		if s.st[i].lastFetch < 0 && !s.st[i].gone {
-			s.pending[k] = i
-			k++
-		}
-	}
-	s.pending = s.pending[:k]
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
 }
 
-// learn makes page i known.
-func (s *sim) learn(i int32) {
-	if s.st[i].known {
-		return
-	}
-	s.st[i].known = true
-	s.known = append(s.known, i)
-	if s.d == 0 {
-		s.pending = append(s.pending, i)
-	} else {
-		s.found = append(s.found, i)
-	}
+func (c *clock) Set(t time.Time) {
+	c.mu.Lock()
+	c.t = t
+	c.mu.Unlock()
 }
 
-// fetch fetches page i at the current run, unless the budget is spent or i was fetched in this run
-// already (ok false). A fetched hub makes its site's new pages known.
-func (s *sim) fetch(i int32) (o outcome, ok bool) {
-	if !s.left() || s.fetched[i] || s.st[i].gone {
-		return o, false
-	}
-	if s.limited {
-		s.budget--
-	}
-	s.fetched[i] = true
-	s.runList = append(s.runList, i)
-	s.fetches++
-	t := float64(s.d)
-	p := &s.w.pages[i]
-	st := &s.st[i]
-	if p.died <= t {
-		st.gone = true
-		return outcome{gone: true}, true
-	}
-	// Changes since the last fetch (or since the page appeared).
-	j := st.next
-	if st.lastFetch < 0 {
-		j = p.lo
-	}
-	k := int32(0)
-	for j+k < p.hi && s.w.times[j+k] <= t {
-		k++
-	}
-	o.first = st.lastFetch < 0
-	o.changed = o.first || k > 0
-	if k > 1 {
-		s.missed += int(k - 1)
-	}
-	if o.first && p.born > 0 {
-		s.newPages++
-		s.newSeen++
-		s.newDelay += t - p.born
-	}
-	if o.changed {
-		s.changedN++
-	}
-	st.lastFetch, st.next = t, j+k
-	if p.root {
-		kids := s.w.children[p.site]
-		n := &s.next[p.site]
-		for int(*n) < len(kids) && s.w.pages[kids[*n]].born <= t {
-			s.learn(kids[*n])
-			*n++
-		}
-	}
-	return o, true
-}
-
-// measureDay adds the freshness and age of every live page over [d, d+1).
-func (s *sim) measureDay(d int) {
-	a0, a1 := float64(d), float64(d+1)
-	var fresh, stale, age float64
-	for i := range s.w.pages {
-		p := &s.w.pages[i]
-		if p.born >= a1 {
-			break // pages are in birth order
-		}
-		a, b := max(a0, p.born), min(a1, p.died)
-		if b <= a {
+// fetchesOf turns a server's log into the pages fetched by each run (day), ascending, with status 200.
+func fetchesOf(log []Hit, days int) [][]fetch {
+	out := make([][]fetch, days)
+	for _, h := range log {
+		d := int(h.At)
+		if h.Page < 0 || d < 0 || d >= days {
 			continue
 		}
-		st := &s.st[i]
-		c := p.born // a page never fetched is stale since it appeared
-		if st.lastFetch >= 0 {
-			c = math.Inf(1)
-			if st.next < p.hi {
-				c = s.w.times[st.next]
-			}
-		}
-		if c >= b {
-			fresh += b - a
-			continue
-		}
-		from := max(a, c)
-		fresh += from - a
-		stale += b - from
-		age += ((b-c)*(b-c) - (from-c)*(from-c)) / 2
+		out[d] = append(out[d], fetch{page: h.Page, ok: h.Status == 200})
 	}
-	s.fresh += fresh
-	s.stale += stale
-	s.age += age
-	s.daily = append(s.daily, fresh/max(fresh+stale, 1e-300))
+	return out
 }
 
-// finish counts the changes still waiting at the end whose versions were overwritten, and the new
-// pages never fetched.
-func (s *sim) finish() {
-	end := float64(s.cfg.Days)
-	for i := range s.w.pages {
-		p := &s.w.pages[i]
-		st := &s.st[i]
-		j := st.next
-		if st.lastFetch < 0 {
-			j = p.lo
-			if p.born > 0 && p.born < end {
-				s.newPages++
-			}
-		}
-		if n := int(p.hi - j); n > 1 {
-			s.missed += n - 1
-		}
-	}
-}
-
-func (s *sim) result(name string) PolicyResult {
-	runs := float64(s.cfg.Days - 1)
-	r := PolicyResult{Name: name, FetchesPerDay: float64(s.fetches) / runs, Freshness: s.fresh / max(s.fresh+s.stale, 1e-300),
-		Missed: s.missed, NewPages: s.newPages, NewFetched: s.newSeen, DailyFresh: s.daily, DailyFetches: s.dailyN}
-	if s.stale > 0 {
-		r.MeanStaleAge = s.age / s.stale
-	}
-	if s.fetches > 0 {
-		r.Efficiency = float64(s.changedN) / float64(s.fetches)
-	}
-	if n := len(s.w.times); n > 0 {
-		r.MissedShare = float64(s.missed) / float64(n)
-	}
-	if s.newSeen > 0 {
-		r.DiscoveryDelay = s.newDelay / float64(s.newSeen)
-	}
-	return r
-}
-
-// live reports whether the crawler still counts page i among the pages to revisit.
-func (s *sim) live(i int32) bool { return s.st[i].known && !s.st[i].gone }
-
-// fetchPending fetches the known pages never fetched yet, oldest first, while the budget lasts:
-// every budgeted policy gives new pages the first share of its run, as strata does (a URL admitted
-// by the links stage is due at the next run).
-func (s *sim) fetchPending() {
-	for _, i := range s.pending {
-		if !s.left() {
-			return
-		}
-		s.fetch(i)
-	}
-}
-
-// byOverdue sorts pages by the time they came due, earliest first (ties by id), so that a run that
-// cannot fetch every due page fetches the longest-waiting ones.
-func byOverdue(pages []int32, dueAt func(int32) float64) {
-	slices.SortFunc(pages, func(a, b int32) int {
-		da, db := dueAt(a), dueAt(b)
-		switch {
-		case da < db:
-			return -1
-		case da > db:
-			return 1
-		}
-		return int(a - b)
-	})
+// fetch is one page request of a run.
+type fetch struct {
+	page int32
+	ok   bool // answered 200: the crawler's copy is current from then on
 }

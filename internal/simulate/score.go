@@ -1,0 +1,130 @@
+package simulate
+
+import (
+	"math"
+	"slices"
+)
+
+// score judges a policy by the pages its runs fetched, against the web's true history: fetches[d]
+// lists the page requests of the run at day d.
+func (w *web) score(name string, fetches [][]fetch, days int) PolicyResult {
+	type state struct {
+		lastFetch float64 // < 0 before the first successful fetch
+		next      int32   // index in w.times of the first change after lastFetch
+	}
+	st := make([]state, len(w.pages))
+	for i := range st {
+		st[i] = state{lastFetch: -1, next: w.pages[i].lo}
+	}
+	r := PolicyResult{Name: name, Fetched: make([][]int32, days), DailyFetches: make([]int, days), DailyFresh: make([]float64, days)}
+	var total, found int
+	var freshT, staleT, ageT, delay float64
+	for d := range days {
+		t := float64(d)
+		for _, f := range fetches[d] {
+			r.Fetched[d] = append(r.Fetched[d], f.page)
+			total++
+			p, s := &w.pages[f.page], &st[f.page]
+			if !f.ok || p.died <= t || p.born > t {
+				continue
+			}
+			first := s.lastFetch < 0
+			j := s.next
+			k := int32(0)
+			for j+k < p.hi && w.times[j+k] <= t {
+				k++
+			}
+			if k > 1 {
+				r.Missed += int(k - 1)
+			}
+			if first || k > 0 {
+				found++
+			}
+			if first && p.born > 0 {
+				r.NewFetched++
+				delay += t - p.born
+			}
+			s.lastFetch, s.next = t, j+k
+		}
+		slices.Sort(r.Fetched[d])
+		r.DailyFetches[d] = len(fetches[d])
+		// Freshness and age of every live page over [d, d+1).
+		a0, a1 := t, t+1
+		var fresh, stale, age float64
+		for i := range w.pages {
+			p := &w.pages[i]
+			if p.born >= a1 {
+				break // pages are in birth order
+			}
+			a, b := max(a0, p.born), min(a1, p.died)
+			if b <= a {
+				continue
+			}
+			s := &st[i]
+			c := p.born // a page never fetched is stale since it appeared
+			if s.lastFetch >= 0 {
+				c = math.Inf(1)
+				if s.next < p.hi {
+					c = w.times[s.next]
+				}
+			}
+			if c >= b {
+				fresh += b - a
+				continue
+			}
+			from := max(a, c)
+			fresh += from - a
+			stale += b - from
+			age += ((b-c)*(b-c) - (from-c)*(from-c)) / 2
+		}
+		freshT, staleT, ageT = freshT+fresh, staleT+stale, ageT+age
+		r.DailyFresh[d] = fresh / max(fresh+stale, 1e-300)
+	}
+	// Changes still waiting at the end whose versions were overwritten, and the new pages.
+	end := float64(days)
+	for i := range w.pages {
+		p, s := &w.pages[i], &st[i]
+		if p.born > 0 && p.born < end {
+			r.NewPages++
+		}
+		if n := int(p.hi - s.next); n > 1 {
+			r.Missed += n - 1
+		}
+	}
+	r.FetchesPerDay = float64(total) / float64(days)
+	r.Freshness = freshT / max(freshT+staleT, 1e-300)
+	if staleT > 0 {
+		r.MeanStaleAge = ageT / staleT
+	}
+	if total > 0 {
+		r.Efficiency = float64(found) / float64(total)
+	}
+	if n := len(w.times); n > 0 {
+		r.MissedShare = float64(r.Missed) / float64(n)
+	}
+	if r.NewFetched > 0 {
+		r.DiscoveryDelay = delay / float64(r.NewFetched)
+	}
+	return r
+}
+
+// oracleFetches is what a crawler that knew every change would fetch, with no budget: at each run,
+// exactly the live pages that changed or appeared since the run before.
+func oracleFetches(w *web, days int) [][]fetch {
+	out := make([][]fetch, days)
+	for i := range w.pages {
+		p := &w.pages[i]
+		last := -1 // the run that last fetched it
+		for d := range days {
+			t := float64(d)
+			if p.born > t || p.died <= t {
+				continue
+			}
+			if last < 0 || w.version(int32(i), t) != w.version(int32(i), float64(last)) {
+				out[d] = append(out[d], fetch{page: int32(i), ok: true})
+				last = d
+			}
+		}
+	}
+	return out
+}
