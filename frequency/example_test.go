@@ -40,5 +40,5 @@ func ExampleNew() {
 	fmt.Println(err)
 	// Output:
 	// bouras <nil>
-	// unknown policy "optimal" (known: bouras, nutch)
+	// unknown policy "optimal" (known: bouras, nutch, uniform)
 }

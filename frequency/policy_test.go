@@ -20,7 +20,7 @@ func TestNew(t *testing.T) {
 		{"case and spaces", " Bouras ", nil, Bouras{}, ""},
 		{"options", "bouras", []Option{WithLimit(20), WithBounds(2, 14)}, Bouras{Limit: 20, Min: 2, Max: 14}, ""},
 		{"later options win", "bouras", []Option{WithLimit(20), WithLimit(5)}, Bouras{Limit: 5}, ""},
-		{"unknown", "cho", nil, nil, `unknown policy "cho" (known: bouras, nutch)`},
+		{"unknown", "cho", nil, nil, `unknown policy "cho" (known: bouras, nutch, uniform)`},
 		{"invalid limit", "bouras", []Option{WithLimit(-1)}, nil, "limit -1"},
 		{"invalid bounds", "bouras", []Option{WithBounds(10, 5)}, nil, "min fr_max 10 is above max fr_max 5"},
 	}
@@ -59,14 +59,14 @@ func TestRegister(t *testing.T) {
 		delete(registry.m, "test-constant")
 		registry.Unlock()
 	})
-	if got := Names(); !slices.Equal(got, []string{"bouras", "nutch", "test-constant"}) {
+	if got := Names(); !slices.Equal(got, []string{"bouras", "nutch", "test-constant", "uniform"}) {
 		t.Errorf("Names() = %v", got)
 	}
 	p, err := New("test-constant", WithBounds(1, 7))
 	if err != nil || p.NextFrMax(Page{}) != 7 {
 		t.Fatalf("New(test-constant) = %v, %v", p, err)
 	}
-	if _, err := New("x"); err == nil || !strings.Contains(err.Error(), "(known: bouras, nutch, test-constant)") {
+	if _, err := New("x"); err == nil || !strings.Contains(err.Error(), "(known: bouras, nutch, test-constant, uniform)") {
 		t.Errorf("unknown-name error %v does not list the registered policies", err)
 	}
 	for _, tt := range []struct {
