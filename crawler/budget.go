@@ -44,6 +44,14 @@ func (b *budget) prefer() (kind store.DueKind, spent bool) {
 	return store.DueAny, false
 }
 
+// left returns the fetches left in the run, and how many of them never-fetched URLs may still take
+// before known ones are served.
+func (b *budget) left() (left, newLeft int) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return max(b.total-b.newTaken-b.knownTaken, 0), max(b.newCap-b.newTaken, 0)
+}
+
 // take reserves one fetch for a URL, reporting false when the budget is used up.
 func (b *budget) take(isNew bool) bool {
 	b.mu.Lock()

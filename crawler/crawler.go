@@ -44,6 +44,10 @@ type Store interface {
 	// store.ErrNotFound. Recording any outcome for a URL (RecordFetch with NextFr > 0, SetState, or
 	// skipping it for run) takes it out of the due set.
 	NextDue(ctx context.Context, q store.DueQuery) (*store.DueURL, error)
+	// DueCandidates lists the due URLs of a budgeted run for its choice, DueByID hands one out when
+	// its turn comes (ErrNotFound when it is no longer due).
+	DueCandidates(ctx context.Context, run int64, fn func(store.Candidate) error) error
+	DueByID(ctx context.Context, id, run int64) (*store.DueURL, error)
 	// DueSplit counts the due URLs never fetched and those fetched before; Prioritize orders the due
 	// URLs by the cost of leaving them stale, for a run that cannot crawl them all.
 	DueSplit(ctx context.Context) (newDue, known int, err error)
@@ -171,6 +175,12 @@ type Config struct {
 	// PriorityConstant is Xu et al.'s c in the cost of staleness, which orders the due URLs when the
 	// run has less budget or time than they need; default 0.1.
 	PriorityConstant float64
+	// Weighted values the due pages of a budgeted run by their weights (seed priority and in-links,
+	// the optimal policy's weighted objective); otherwise every page counts the same.
+	Weighted bool
+	// Uniform values the due pages of a budgeted run by how long they waited alone, so the budget
+	// visits every page in turn (the uniform policy's round robin).
+	Uniform bool
 	// Hybrid, when set, samples the pages with little history per site and run (Ghodsi et al.):
 	// pages still sampled are due every run, and a per-site Sampler chooses how many batches of them
 	// are fetched. The other pages are crawled as their fr says.
@@ -380,10 +390,18 @@ func (c *Crawler) Crawl(ctx context.Context, run Run) (*Stats, error) {
 	}
 	s := &stage{c: c, run: run, hops: map[int64]int{}, retries: map[int64]int{}, seedDomains: SeedDomains(seedHosts),
 		guard: traps.New(c.cfg.Traps, perDomain), budget: newBudget(0, 0)}
+	budgeted := len(run.Only) == 0 && c.cfg.Budget > 0
 	if len(run.Only) == 0 {
 		s.budget = newBudget(c.cfg.Budget, c.cfg.NewShare)
 		s.stats.Budget = c.cfg.Budget
-		if c.short(ctx, due, hosts) {
+		switch {
+		case budgeted:
+			// The choice of each round weighs pages by their seed's priority and in-links.
+			if _, err := c.store.UpdateWeights(ctx); err != nil {
+				return nil, err
+			}
+			s.picks = &picks{}
+		case c.short(ctx, due, hosts):
 			if _, err := c.store.UpdateWeights(ctx); err != nil {
 				return nil, err
 			}
@@ -414,11 +432,17 @@ func (c *Crawler) Crawl(ctx context.Context, run Run) (*Stats, error) {
 		defer cancel()
 	}
 	s.commit = newCommitter(ctx, c.cfg.Archive, run.Start, c.store, c.cfg.Log, c.cfg.Workers)
-	g, gctx := errgroup.WithContext(workCtx)
-	for i := 0; i < c.cfg.Workers; i++ {
-		g.Go(func() error { return s.work(gctx, g) })
+	// Without a budget one round takes everything due, and what joins during it. With one, the
+	// first round reads robots.txt and the provider hints the domains are due for, and every later
+	// round fetches what pickRound chose.
+	err = s.round(workCtx)
+	for rounds := 0; budgeted && err == nil && workCtx.Err() == nil && rounds < maxRounds; rounds++ {
+		var n int
+		if n, err = s.pickRound(ctx); err != nil || n == 0 {
+			break
+		}
+		err = s.round(workCtx)
 	}
-	err = g.Wait()
 	s.commit.close()
 	if serr := c.store.SaveRunDomains(context.WithoutCancel(ctx), run.ID, s.ledger.list()); serr != nil && err == nil {
 		err = serr
@@ -457,6 +481,7 @@ type stage struct {
 	seedDomains map[string]bool // registrable domains of the seeds, for the filters
 	guard       *traps.Guard    // what new URLs this run admits
 	budget      *budget         // the run's page fetches, new and known
+	picks       *picks          // with a budget, the URLs chosen for the current round
 	ledger      ledger          // fetches and expected changes per domain
 
 	requests atomic.Int64
@@ -480,6 +505,15 @@ func (s *stage) snapshot() *Stats {
 	st.Requests = int(s.requests.Load())
 	st.Dropped = s.sched.droppedCount()
 	return &st
+}
+
+// round runs the stage's workers until no domain has work left.
+func (s *stage) round(ctx context.Context) error {
+	g, gctx := errgroup.WithContext(ctx)
+	for range s.c.cfg.Workers {
+		g.Go(func() error { return s.work(gctx, g) })
+	}
+	return g.Wait()
 }
 
 // work is one worker: it takes ready domains and does one step for each until none is left. A

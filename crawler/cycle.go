@@ -160,6 +160,8 @@ func Open(ctx context.Context, db *store.DB, arch *archive.Dir, s Setup) (*Cycle
 		cfg.Docs = docFetcher(httpClient, n.UserAgent)
 	}
 	cfg.Hybrid = s.Policy.hybrid()
+	cfg.Uniform = s.Policy.Name == "uniform"
+	cfg.Weighted = s.Policy.Weighted
 	cfg.SelectiveOff = !s.Policy.Selective || (s.Policy.Name != "" && s.Policy.Name != "bouras")
 	c := New(db, client, func(ctx context.Context, origin *url.URL) robots.Result {
 		return robots.Fetch(ctx, httpClient, origin, n.UserAgent)

@@ -99,6 +99,30 @@ func (s *scheduler) rankAndStart(keys []string) {
 	s.signal()
 }
 
+// addPicked brings the hosts of a round's chosen URLs into the schedule: a domain new to the stage
+// joins last in today's rotation, one that ran out of work is queued again.
+func (s *scheduler) addPicked(hosts map[string]int) {
+	for _, h := range sortedKeys(hosts) {
+		s.addHost(h)
+	}
+}
+
+// domainFor returns host's domain, creating it if the stage has none yet.
+func (s *scheduler) domainFor(host string) *domain {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	d, _ := s.domainOf(host)
+	return d
+}
+
+// isDropped reports whether the domain with key was given up for the run.
+func (s *scheduler) isDropped(key string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	d, ok := s.domains[key]
+	return ok && d.dropped
+}
+
 // addHintOrigin brings an origin whose hints are to be read into the schedule, under host's domain.
 // Call it before the stage's workers start.
 func (s *scheduler) addHintOrigin(host, origin string) {

@@ -95,6 +95,9 @@ func (s *stage) step(ctx context.Context, d *domain) (more bool, finish func() e
 // budget or time, else the highest level first across all its hosts, so a hub is crawled before the
 // pages below it. Under a budget it asks first for the kind (new or known) whose share remains.
 func (s *stage) nextURL(ctx context.Context, d *domain) (*store.DueURL, error) {
+	if s.picks != nil {
+		return s.nextPicked(ctx, d)
+	}
 	for {
 		hosts, gen := s.sched.hosts(d)
 		if len(hosts) == 0 {

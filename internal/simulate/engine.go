@@ -210,7 +210,8 @@ func crawl(ctx context.Context, w *web, srv *Server, cfg Config, p setup, networ
 	setup := crawler.Setup{
 		Net: crawler.Network{UserAgent: "strata-simulate/1 (+https://example.org/strata)", PageTimeout: 10 * time.Second,
 			MaxBytes: 1 << 20, Transport: srv.Transport(), Hints: true},
-		Crawl:  crawler.Config{Workers: 8, Log: log, Now: clock.Now, Limit: cfg.Limit, Budget: p.budget, MaxFrMax: 30},
+		Crawl: crawler.Config{Workers: 8, Log: log, Now: clock.Now, Limit: cfg.Limit, Budget: p.budget, MaxFrMax: 30,
+			NewShare: newShareForTest},
 		Policy: p.policy, Text: "main",
 		Links: crawler.LinksConfig{NewFrMax: 1, HonourNofollow: true},
 	}
@@ -282,3 +283,5 @@ type fetch struct {
 	page int32
 	ok   bool // answered 200: the crawler's copy is current from then on
 }
+
+var newShareForTest = 0.2

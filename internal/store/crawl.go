@@ -205,10 +205,6 @@ type DueQuery struct {
 // oldest row — or an error wrapping ErrNotFound when they have none left. Every outcome the crawler
 // records takes the URL out of the due set, so calling NextDue again moves on.
 func (db *DB) NextDue(ctx context.Context, q DueQuery) (*DueURL, error) {
-	var d DueURL
-	var etag, lm, hash, archived, siteDate, hint sql.NullString
-	var root, lastRun sql.NullInt64
-	var rate sql.NullFloat64
 	args := make([]any, 0, len(q.Hosts)+1+len(q.Only))
 	for _, h := range q.Hosts {
 		args = append(args, h)
@@ -239,29 +235,111 @@ func (db *DB) NextDue(ctx context.Context, q DueQuery) (*DueURL, error) {
 	// The text depends only on the number of hosts and ids and the kinds asked for: a handful of
 	// variants, each prepared once. The due table is read first (CROSS JOIN keeps SQLite to that
 	// order), in its key's order: a host's next URL is its first row that passes the filters.
-	st, err := db.prepared(ctx, `SELECT urls.id, url, urls.host, urls.level, fr_max, etag, last_modified, content_hash, root_id, is_seed,
-		threshold, digest, (SELECT archive_path FROM fetches f WHERE f.url_id = urls.id AND f.archive_path IS NOT NULL ORDER BY f.id DESC LIMIT 1),
-		date IS NULL, change_rate,
-		(SELECT f.run_id FROM fetches f WHERE f.url_id = urls.id AND (f.status = 200 OR f.not_modified) ORDER BY f.id DESC LIMIT 1),
-		site_date, hint_lastmod
+	st, err := db.prepared(ctx, `SELECT `+dueColumns+`
 		FROM due d CROSS JOIN urls ON urls.id = d.id WHERE d.host IN (`+placeholders(len(q.Hosts))+`)
 		AND (skipped_run IS NULL OR skipped_run <> ?)`+restrict+` ORDER BY d.prio DESC, d.level DESC, d.id LIMIT 1`)
 	if err != nil {
 		return nil, fmt.Errorf("next due URL of %v: %w", q.Hosts, err)
 	}
-	err = st.QueryRowContext(ctx, args...).Scan(&d.ID, &d.URL, &d.Host, &d.Level, &d.FrMax, &etag, &lm, &hash, &root, &d.IsSeed, &d.Threshold, &d.Digest, &archived,
-		&d.New, &rate, &lastRun, &siteDate, &hint)
+	d, err := scanDue(st.QueryRowContext(ctx, args...))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("next due URL of %v: %w", q.Hosts, ErrNotFound)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("next due URL of %v: %w", q.Hosts, err)
 	}
+	d.Sampled = q.Sample == SampleOnly
+	return d, nil
+}
+
+// dueColumns are the columns of urls that make a DueURL, in scanDue's order.
+const dueColumns = `urls.id, url, urls.host, urls.level, fr_max, etag, last_modified, content_hash, root_id, is_seed,
+		threshold, digest, (SELECT archive_path FROM fetches f WHERE f.url_id = urls.id AND f.archive_path IS NOT NULL ORDER BY f.id DESC LIMIT 1),
+		date IS NULL, change_rate,
+		(SELECT f.run_id FROM fetches f WHERE f.url_id = urls.id AND (f.status = 200 OR f.not_modified) ORDER BY f.id DESC LIMIT 1),
+		site_date, hint_lastmod`
+
+// scanDue reads a row of dueColumns.
+func scanDue(row interface{ Scan(...any) error }) (*DueURL, error) {
+	var d DueURL
+	var etag, lm, hash, archived, siteDate, hint sql.NullString
+	var root, lastRun sql.NullInt64
+	var rate sql.NullFloat64
+	err := row.Scan(&d.ID, &d.URL, &d.Host, &d.Level, &d.FrMax, &etag, &lm, &hash, &root, &d.IsSeed, &d.Threshold, &d.Digest, &archived,
+		&d.New, &rate, &lastRun, &siteDate, &hint)
+	if err != nil {
+		return nil, err
+	}
 	d.ETag, d.LastModified, d.ContentHash, d.RootID = etag.String, lm.String, hash.String, root.Int64
 	d.ArchivePath, d.ChangeRate, d.LastRun = archived.String, rate.Float64, lastRun.Int64
-	d.Sampled = q.Sample == SampleOnly
 	d.SiteDate, d.HintLastMod = parseTime(siteDate), hint.String
 	return &d, nil
+}
+
+// DueByID returns URL id to crawl now, or an error wrapping ErrNotFound when it is not due any more:
+// recorded since it was chosen, skipped for run by the selective rule, or no longer active.
+func (db *DB) DueByID(ctx context.Context, id, run int64) (*DueURL, error) {
+	st, err := db.prepared(ctx, `SELECT `+dueColumns+` FROM urls WHERE urls.id = ? AND `+isDue+`
+		AND (skipped_run IS NULL OR skipped_run <> ?)`)
+	if err != nil {
+		return nil, fmt.Errorf("due URL %d: %w", id, err)
+	}
+	d, err := scanDue(st.QueryRowContext(ctx, id, run))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("due URL %d: %w", id, ErrNotFound)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("due URL %d: %w", id, err)
+	}
+	return d, nil
+}
+
+// Candidate is a due URL competing for a place in a budgeted run, with what the choice needs.
+type Candidate struct {
+	ID     int64
+	Host   string
+	Level  int
+	New    bool    // never fetched
+	FrMax  int     // its revisit interval
+	Rate   float64 // estimated changes per run; < 0 when not estimated yet
+	Weight float64 // seed priority and in-links (1 = ordinary)
+	// Records are its last records, oldest first (urls.recent: up to RecentCap); empty when new.
+	Records []Record
+	// HintLastMod, SiteDate and LastFetch serve the provider hint's verdict: the lastmod a sitemap
+	// or feed gave, the site's clock at our last fetch, and our last fetch.
+	HintLastMod         string
+	SiteDate, LastFetch time.Time
+}
+
+// DueCandidates calls fn for every URL that is due in run — not skipped for it by the selective
+// rule — in id order.
+func (db *DB) DueCandidates(ctx context.Context, run int64, fn func(Candidate) error) error {
+	rows, err := db.sql.QueryContext(ctx, `SELECT urls.id, urls.host, urls.level, date IS NULL, fr_max, coalesce(change_rate, -1),
+		weight, recent, hint_lastmod, site_date, date
+		FROM due d CROSS JOIN urls ON urls.id = d.id WHERE skipped_run IS NULL OR skipped_run <> ? ORDER BY urls.id`, run)
+	if err != nil {
+		return fmt.Errorf("due candidates: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var c Candidate
+		var blob []byte
+		var hint, siteDate, date sql.NullString
+		if err := rows.Scan(&c.ID, &c.Host, &c.Level, &c.New, &c.FrMax, &c.Rate, &c.Weight, &blob, &hint, &siteDate, &date); err != nil {
+			return fmt.Errorf("due candidates: %w", err)
+		}
+		if c.Records, err = decodeRecent(blob); err != nil {
+			return fmt.Errorf("due candidates: URL %d: %w", c.ID, err)
+		}
+		c.HintLastMod, c.SiteDate, c.LastFetch = hint.String, parseTime(siteDate), parseTime(date)
+		if err := fn(c); err != nil {
+			return err
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("due candidates: %w", err)
+	}
+	return nil
 }
 
 // FetchRecord is the outcome of one crawl of a URL: a fetches row and the changes to the URL's row.

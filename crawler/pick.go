@@ -1,0 +1,238 @@
+package crawler
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"hash/fnv"
+	"slices"
+	"sync"
+
+	"github.com/strata-crawler/strata/frequency"
+	"github.com/strata-crawler/strata/internal/hints"
+	"github.com/strata-crawler/strata/internal/store"
+)
+
+// A run with a budget is crawled in rounds. Before each round the stage chooses which due URLs it
+// fetches with what is left of the budget (frequency.Pick): never-fetched URLs up to their share,
+// taking turns among domains; then known ones by what fetching them is worth to the policy; then,
+// if budget is left, more new ones. Each domain then works through its own chosen URLs, so a slow
+// domain keeps its share however fast the others answer, and what a run fetches does not depend on
+// timing. URLs that join during a round — links one level down, redirect targets, the children of
+// a hub the selective rule opens, pages a sitemap says changed — are candidates in the next round,
+// which shares out what is left the same way. The first round of a run reads the provider hints
+// of the origins that are due for it, so the choice knows what the sites said.
+
+// maxRounds bounds the rounds of a run: each round goes one level down at least, and levels are few.
+const maxRounds = 32
+
+// picks are the URLs chosen for the current round, per host, in the order they are crawled.
+type picks struct {
+	mu      sync.Mutex
+	byHost  map[string][]int64
+	sampled map[int64]bool // the hybrid policy's sampled pages among them
+}
+
+// next pops the next chosen URL of one of hosts.
+func (p *picks) next(hosts []string) (id int64, sampled, ok bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, h := range hosts {
+		if list := p.byHost[h]; len(list) > 0 {
+			p.byHost[h] = list[1:]
+			return list[0], p.sampled[list[0]], true
+		}
+	}
+	return 0, false, false
+}
+
+// nextPicked returns the next chosen URL of d that is still due; errNoMore when d has none left.
+func (s *stage) nextPicked(ctx context.Context, d *domain) (*store.DueURL, error) {
+	hosts, _ := s.sched.hosts(d)
+	for {
+		id, sampled, ok := s.picks.next(hosts)
+		if !ok {
+			return nil, errNoMore
+		}
+		u, err := s.c.store.DueByID(ctx, id, s.run.ID)
+		if errors.Is(err, store.ErrNotFound) {
+			continue // skipped by the selective rule since it was chosen, or recorded already
+		}
+		if err != nil {
+			return nil, err
+		}
+		u.Sampled = sampled
+		return u, nil
+	}
+}
+
+// pickRound chooses the URLs of the next round from the due ones and hands their hosts to the
+// scheduler. It returns how many it chose.
+func (s *stage) pickRound(ctx context.Context) (int, error) {
+	left, newLeft := s.budget.left()
+	if left <= 0 {
+		return 0, nil
+	}
+	var cands []frequency.Candidate
+	var rows []store.Candidate
+	h := s.c.cfg.Hybrid
+	bySite := map[string][]int{} // hybrid: the sampled pages of each domain, by index in rows
+	err := s.c.store.DueCandidates(ctx, s.run.ID, func(c store.Candidate) error {
+		key := s.c.gate.Key(c.Host)
+		if s.sched.isDropped(key) {
+			return nil
+		}
+		fc := frequency.Candidate{Domain: key, New: c.New, Level: c.Level, Order: c.ID}
+		if !c.New {
+			fc.Value = s.value(c)
+			if h != nil && successes(c.Records) < h.History() {
+				bySite[key] = append(bySite[key], len(rows))
+			}
+		}
+		cands = append(cands, fc)
+		rows = append(rows, c)
+
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	sampled := map[int64]bool{}
+	if h != nil {
+		s.sampleBatches(bySite, rows, cands, sampled)
+	}
+	chosen := frequency.Pick(cands, frequency.Share{Left: left, New: newLeft, Rotate: int(s.run.ID)})
+	if len(chosen) < len(cands) {
+		s.mu.Lock()
+		s.stats.Prioritized = true // more was due than the budget allows: the choice ordered them
+		s.mu.Unlock()
+	}
+	// Each host's URLs in the order the crawl takes them: a hub before the pages below it, so the
+	// selective rule can judge it first; then by the order of the choice.
+	rank := make(map[int64]int, len(chosen))
+	for r, i := range chosen {
+		rank[rows[i].ID] = r
+	}
+	slices.SortStableFunc(chosen, func(a, b int) int {
+		if c := cmp.Compare(rows[b].Level, rows[a].Level); c != 0 {
+			return c
+		}
+		return cmp.Compare(rank[rows[a].ID], rank[rows[b].ID])
+	})
+	byHost := map[string][]int64{}
+	for _, i := range chosen {
+		byHost[rows[i].Host] = append(byHost[rows[i].Host], rows[i].ID)
+	}
+	s.picks.mu.Lock()
+	s.picks.byHost, s.picks.sampled = byHost, sampled
+	s.picks.mu.Unlock()
+	hosts := make(map[string]int, len(byHost))
+	for host, ids := range byHost {
+		hosts[host] = len(ids)
+	}
+	s.sched.addPicked(hosts)
+	return len(chosen), nil
+}
+
+// sampleBatches gives the hybrid policy's sampled pages their place in the choice: each domain's
+// sampler hands out its next batch (the first always, later ones with Ghodsi et al.'s P(ρ) of the
+// changes its earlier batches found); the batch, drawn at random, comes after the pages of the
+// Normal and Slow queues, and the rest of the domain's sampled pages after everything else, so that
+// budget the samplers leave is still used.
+func (s *stage) sampleBatches(bySite map[string][]int, rows []store.Candidate, cands []frequency.Candidate, sampled map[int64]bool) {
+	for _, list := range bySite {
+		d := s.sched.domainFor(rows[list[0]].Host)
+		n := 0
+		if s.sampleMore(d) {
+			n = d.sample.left
+		}
+		// A random sample of the site's pages: shuffled by a hash of the run and the page.
+		slices.SortFunc(list, func(a, b int) int {
+			return cmp.Compare(mix(s.run.ID, rows[a].ID), mix(s.run.ID, rows[b].ID))
+		})
+		for k, i := range list {
+			if k < n {
+				cands[i].Value = -1
+				sampled[rows[i].ID] = true
+			} else {
+				cands[i].Value = -2
+			}
+		}
+	}
+}
+
+// mix is a hash of a run and a page, for drawing samples that can be replayed.
+func mix(run, id int64) uint64 {
+	h := fnv.New64a()
+	var b [16]byte
+	for k := range 8 {
+		b[k], b[8+k] = byte(run>>(8*k)), byte(id>>(8*k))
+	}
+	h.Write(b[:])
+	return h.Sum64()
+}
+
+// value is what fetching a known due page now is worth to the policy (frequency.StaleValue): the
+// probability that its copy is stale, by its estimated change rate and the runs since its last
+// usable fetch, times its weight in the weighted objective; certainly stale when the site's sitemap or feed says it changed
+// since. The uniform policy values only the wait, so the budget goes round robin.
+func (s *stage) value(c store.Candidate) float64 {
+	last, ok := lastUsable(c.Records)
+	runs := float64(s.run.ID - last)
+	if !ok {
+		runs = float64(s.run.ID) // never an answer worth keeping: as stale as can be
+	}
+	if s.c.cfg.Uniform {
+		return frequency.WaitValue(runs)
+	}
+	rate := c.Rate
+	if rate < 0 {
+		var ok bool
+		if rate, ok = frequency.EstimateRate(frequency.Intervals(FrequencyRecords(c.Records))); !ok {
+			rate = defaultRate
+		}
+	}
+	weight := 1.0 // pages weigh by their seed's priority and in-links only in the weighted objective
+	if s.c.cfg.Weighted {
+		weight = c.Weight
+	}
+	return frequency.StaleValue(rate, runs, weight, hintSaysChanged(c))
+}
+
+// defaultRate is the change rate assumed for a page with too little history to estimate one.
+const defaultRate = 0.1
+
+// hintSaysChanged reports whether the page's sitemap or feed lastmod is newer than our last fetch, on
+// the site's own clock.
+func hintSaysChanged(c store.Candidate) bool {
+	if c.HintLastMod == "" || c.SiteDate.IsZero() {
+		return false
+	}
+	stamp, err := hints.ParseStamp(c.HintLastMod)
+	if err != nil {
+		return false
+	}
+	newer, sure := hints.NewerThanFetch(stamp, c.SiteDate)
+	return sure && newer
+}
+
+// lastUsable returns the run of the newest record with a usable answer.
+func lastUsable(recs []store.Record) (int64, bool) {
+	for i := len(recs) - 1; i >= 0; i-- {
+		if !recs[i].Failed {
+			return recs[i].Run, true
+		}
+	}
+	return 0, false
+}
+
+// successes counts the records with a usable answer.
+func successes(recs []store.Record) int {
+	n := 0
+	for _, r := range recs {
+		if !r.Failed {
+			n++
+		}
+	}
+	return n
+}

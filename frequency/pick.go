@@ -1,0 +1,151 @@
+package frequency
+
+import (
+	"cmp"
+	"math"
+	"slices"
+)
+
+// Candidate is a due page competing for a place in a run whose budget cannot fetch everything due.
+type Candidate struct {
+	Domain string // its politeness domain: never-fetched pages are shared out among domains
+	New    bool   // never fetched
+	// Level orders a domain's never-fetched pages: the highest (nearest a seed) first, so a crawl
+	// goes down the levels as Bouras et al.'s does.
+	Level int
+	// Value orders known pages: what fetching the page now is worth to the policy, the highest
+	// first ([StaleValue], [WaitValue]).
+	Value float64
+	// Order breaks ties, the lowest first; for never-fetched pages it is the order they were found in.
+	Order int64
+}
+
+// Share is what is left of a run's budget.
+type Share struct {
+	Left int // page fetches the run may still make
+	// New is how many of them never-fetched pages may take before known pages are served:
+	// WebFountain's separate queue for new URLs, so that discovery cannot crowd out the recrawls.
+	New int
+	// Rotate moves the order in which domains take turns, so that no domain is always first when
+	// the new pages' share does not divide evenly; the run's id is a good value.
+	Rotate int
+}
+
+// Pick chooses the candidates a run fetches with what is left of its budget and returns their
+// indices in cands, at most sh.Left of them:
+//
+//  1. never-fetched pages, up to sh.New: a page that is not in the archive at all is certainly
+//     stale, so it comes before any known page. Their domains take turns, one page each, each its
+//     nearest-to-a-seed and oldest first, and no domain takes more than its fair share of what is
+//     left (left / the number of domains with candidates): a domain with few new pages gets them all,
+//     and one that grows without end (a link farm, a calendar) cannot take the others' budget;
+//  2. known pages by Value, the highest first;
+//  3. with budget still left, the remaining never-fetched pages, taking turns the same way.
+//
+// The result depends only on its arguments.
+func Pick(cands []Candidate, sh Share) []int {
+	left := max(sh.Left, 0)
+	var known []int
+	byDomain := map[string][]int{}
+	domains := map[string]bool{}
+	for i, c := range cands {
+		domains[c.Domain] = true
+		if c.New {
+			byDomain[c.Domain] = append(byDomain[c.Domain], i)
+		} else {
+			known = append(known, i)
+		}
+	}
+	fair := (left + len(domains) - 1) / max(len(domains), 1)
+	first, _ := newTurns(cands, byDomain, sh.Rotate, fair)
+	first = first[:min(max(sh.New, 0), left, len(first))]
+	out := append([]int(nil), first...)
+	left -= len(first)
+	slices.SortFunc(known, func(a, b int) int {
+		if c := cmp.Compare(cands[b].Value, cands[a].Value); c != 0 {
+			return c
+		}
+		return cmp.Compare(cands[a].Order, cands[b].Order)
+	})
+	k := min(left, len(known))
+	out = append(out, known[:k]...)
+	left -= k
+	if left > 0 {
+		taken := make(map[int]bool, len(first))
+		for _, i := range first {
+			taken[i] = true
+		}
+		all, _ := newTurns(cands, byDomain, sh.Rotate, -1)
+		for _, i := range all {
+			if left == 0 {
+				break
+			}
+			if !taken[i] {
+				out = append(out, i)
+				left--
+			}
+		}
+	}
+	return out
+}
+
+// newTurns lists the never-fetched pages in the order Pick takes them: the domains take turns, in an
+// order of names rotated by rotate, each giving its pages nearest a seed first, then oldest first.
+// With limit >= 0 no domain gives more than limit pages, and the pages over it are returned apart.
+func newTurns(cands []Candidate, byDomain map[string][]int, rotate, limit int) (turns, over []int) {
+	domains := make([]string, 0, len(byDomain))
+	for d, list := range byDomain {
+		domains = append(domains, d)
+		slices.SortFunc(list, func(a, b int) int {
+			if c := cmp.Compare(cands[b].Level, cands[a].Level); c != 0 {
+				return c
+			}
+			return cmp.Compare(cands[a].Order, cands[b].Order)
+		})
+	}
+	slices.Sort(domains)
+	if n := len(domains); n > 0 {
+		r := ((rotate % n) + n) % n
+		domains = append(domains[r:], domains[:r]...)
+	}
+	for turn := 0; ; turn++ {
+		took := false
+		for _, d := range domains {
+			if list := byDomain[d]; turn < len(list) {
+				if limit >= 0 && turn >= limit {
+					over = append(over, list[turn])
+				} else {
+					turns = append(turns, list[turn])
+				}
+				took = true
+			}
+		}
+		if !took {
+			return turns, over
+		}
+	}
+}
+
+// StaleValue is what fetching a known page now is worth when it changes as a Poisson process of
+// rate changes per run and was last fetched successfully runs ago: the probability that its stored
+// copy is stale, 1 − exp(−rate · runs), times its weight. Taking the due pages by it, the highest
+// first, makes the most stored copies current per fetch (Cho and Garcia-Molina; Wolf et al.'s
+// marginal gain at the moment of the crawl). A page the site says changed since the fetch
+// (updated) is certainly stale. A weight <= 0 or NaN counts as 1.
+func StaleValue(rate, runs, weight float64, updated bool) float64 {
+	if !(weight > 0) {
+		weight = 1
+	}
+	p := 1.0
+	if !updated {
+		p = -math.Expm1(-max(rate, 0) * max(runs, 0))
+		if math.IsNaN(p) {
+			p = 1
+		}
+	}
+	return weight * p
+}
+
+// WaitValue is the uniform policy's value of a known page: the runs since its last fetch, so the
+// pages that waited longest go first and a budget visits every page in turn (round robin).
+func WaitValue(runs float64) float64 { return max(runs, 0) }

@@ -1,0 +1,146 @@
+package frequency
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"testing"
+)
+
+// pickNames runs Pick and returns the names of the chosen candidates, "domain/order".
+func pickNames(cands []Candidate, sh Share) []string {
+	var out []string
+	for _, i := range Pick(cands, sh) {
+		out = append(out, fmt.Sprintf("%s/%d", cands[i].Domain, cands[i].Order))
+	}
+	return out
+}
+
+func TestPick(t *testing.T) {
+	known := func(d string, order int64, v float64) Candidate { return Candidate{Domain: d, Order: order, Value: v} }
+	fresh := func(d string, order int64, level int) Candidate {
+		return Candidate{Domain: d, New: true, Order: order, Level: level}
+	}
+	tests := []struct {
+		name  string
+		cands []Candidate
+		share Share
+		want  []string
+	}{
+		{"nothing left", []Candidate{known("a", 1, 0.5)}, Share{Left: 0, New: 5}, nil},
+		{"known by value, ties by order", []Candidate{known("a", 3, 0.2), known("b", 1, 0.9), known("a", 2, 0.2)},
+			Share{Left: 2}, []string{"b/1", "a/2"}},
+		{"new before known", []Candidate{known("a", 1, 0.99), fresh("a", 2, 0)}, Share{Left: 1, New: 1}, []string{"a/2"}},
+		{"no new share: known first, new with what is left", []Candidate{fresh("a", 2, 0), known("a", 1, 0.1)},
+			Share{Left: 2, New: 0}, []string{"a/1", "a/2"}},
+		{"a domain's new pages: nearest a seed first, then oldest", []Candidate{fresh("a", 1, 0), fresh("a", 2, 1), fresh("a", 3, 1)},
+			Share{Left: 2, New: 2}, []string{"a/2", "a/3"}},
+		{"domains take turns", []Candidate{fresh("a", 1, 0), fresh("a", 2, 0), fresh("a", 3, 0), fresh("b", 4, 0)},
+			Share{Left: 3, New: 3}, []string{"a/1", "b/4", "a/2"}},
+		{"rotation changes who goes first", []Candidate{fresh("a", 1, 0), fresh("b", 2, 0)},
+			Share{Left: 1, New: 1, Rotate: 1}, []string{"b/2"}},
+		// Two domains with candidates, 4 fetches left: each takes at most 2 new pages before known
+		// pages are served; the farm's third page waits for what the known pages leave.
+		{"fair share caps a domain's new pages", []Candidate{fresh("farm", 1, 0), fresh("farm", 2, 0), fresh("farm", 3, 0),
+			known("site", 4, 0.5)}, Share{Left: 4, New: 4}, []string{"farm/1", "farm/2", "site/4", "farm/3"}},
+		{"the new share bounds new pages before known ones", []Candidate{fresh("a", 1, 0), fresh("a", 2, 0), known("a", 3, 0.1)},
+			Share{Left: 2, New: 1}, []string{"a/1", "a/3"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := pickNames(tt.cands, tt.share); !slices.Equal(got, tt.want) {
+				t.Errorf("Pick = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestPickFarm is the budget leak of issue 17: one domain with 5,000 never-fetched URLs beside eight
+// domains with a few new pages and known pages due. Whatever the share, the farm gets no more than
+// the budget split evenly over the nine domains before every other domain's new pages and due known
+// pages are served.
+func TestPickFarm(t *testing.T) {
+	var cands []Candidate
+	order := int64(0)
+	add := func(c Candidate) {
+		order++
+		c.Order = order
+		cands = append(cands, c)
+	}
+	for range 5000 {
+		add(Candidate{Domain: "farm", New: true})
+	}
+	for d := range 8 {
+		dom := fmt.Sprintf("site%d", d)
+		for range 2 {
+			add(Candidate{Domain: dom, New: true, Level: 1})
+		}
+		for k := range 4 {
+			add(Candidate{Domain: dom, Value: 0.2 + 0.1*float64(k)})
+		}
+	}
+	for _, sh := range []Share{{Left: 48, New: 48}, {Left: 48, New: 10}, {Left: 96, New: 96}} {
+		chosen := Pick(cands, sh)
+		farm, other := 0, 0
+		for _, i := range chosen {
+			if cands[i].Domain == "farm" {
+				farm++
+			} else {
+				other++
+			}
+		}
+		fair := int(math.Ceil(float64(sh.Left) / 9))
+		if len(chosen) != sh.Left || farm > max(fair, sh.Left-48) {
+			t.Errorf("share %+v: %d chosen, %d of them the farm's; want %d, at most %d", sh, len(chosen), farm, sh.Left, fair)
+		}
+		if other != min(48, sh.Left-farm) {
+			t.Errorf("share %+v: %d of the other domains' 48 candidates chosen", sh, other)
+		}
+	}
+}
+
+func TestPickIsBoundedAndDeterministic(t *testing.T) {
+	var cands []Candidate
+	for i := range 200 {
+		cands = append(cands, Candidate{Domain: fmt.Sprintf("d%d", i%7), New: i%3 == 0, Level: i % 2, Value: float64(i%11) / 10,
+			Order: int64(i)})
+	}
+	for left := 0; left <= 210; left += 15 {
+		sh := Share{Left: left, New: left / 3, Rotate: left}
+		a, b := Pick(cands, sh), Pick(cands, sh)
+		if !slices.Equal(a, b) {
+			t.Fatalf("left %d: two calls disagree", left)
+		}
+		seen := map[int]bool{}
+		for _, i := range a {
+			if seen[i] {
+				t.Fatalf("left %d: candidate %d chosen twice", left, i)
+			}
+			seen[i] = true
+		}
+		if want := min(left, len(cands)); len(a) != want {
+			t.Errorf("left %d: %d chosen, want %d", left, len(a), want)
+		}
+	}
+}
+
+func TestStaleValue(t *testing.T) {
+	tests := []struct {
+		rate, runs, weight float64
+		updated            bool
+		want               float64
+	}{
+		{0.1, 10, 1, false, 1 - math.Exp(-1)},
+		{0.1, 10, 2, false, 2 * (1 - math.Exp(-1))},
+		{0, 10, 1, false, 0},
+		{0.1, 0, 1, false, 0},
+		{0.1, 1, 1, true, 1},
+		{0.1, 10, math.NaN(), false, 1 - math.Exp(-1)},
+		{math.Inf(1), 5, 1, false, 1},
+	}
+	for _, tt := range tests {
+		if got := StaleValue(tt.rate, tt.runs, tt.weight, tt.updated); math.Abs(got-tt.want) > 1e-12 {
+			t.Errorf("StaleValue(%v, %v, %v, %v) = %v, want %v", tt.rate, tt.runs, tt.weight, tt.updated, got, tt.want)
+		}
+	}
+}
