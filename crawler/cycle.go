@@ -16,11 +16,14 @@ import (
 
 	"github.com/strata-crawler/strata/archive"
 	"github.com/strata-crawler/strata/frequency"
+	"github.com/strata-crawler/strata/internal/change"
+	"github.com/strata-crawler/strata/internal/config"
 	"github.com/strata-crawler/strata/internal/fetch"
 	"github.com/strata-crawler/strata/internal/pagetext"
 	"github.com/strata-crawler/strata/internal/polite"
 	"github.com/strata-crawler/strata/internal/robots"
 	"github.com/strata-crawler/strata/internal/store"
+	"github.com/strata-crawler/strata/internal/traps"
 )
 
 // MinDelay is the politeness floor between two requests to one domain whose hosts are not all
@@ -93,6 +96,49 @@ type Setup struct {
 	Policy Policy
 	Links  LinksConfig
 	Text   pagetext.Mode // the text archived and compared: pagetext.Main or pagetext.Full
+}
+
+// SetupOf is the setup a configuration describes. The caller adds what is not configuration: the
+// stage's Log, Progress and AfterCrash.
+func SetupOf(cfg *config.Config) Setup {
+	f, o, h := cfg.Frequency, cfg.Optimizer, cfg.Hybrid
+	return Setup{
+		Net: Network{
+			UserAgent:     cfg.Crawl.UserAgent,
+			PageTimeout:   cfg.Crawl.PageTimeout,
+			MaxBytes:      cfg.Crawl.MaxBytes,
+			Delay:         cfg.Politeness.Delay,
+			LoopbackDelay: cfg.Politeness.LoopbackDelay,
+			DelayFactor:   cfg.Politeness.DelayFactor,
+			ByHost:        cfg.Politeness.DomainKey == "host",
+			AllowPrivate:  cfg.Crawl.AllowPrivate,
+			Hints:         cfg.Hints.Enabled,
+		},
+		Crawl: Config{
+			Workers:        cfg.Crawl.Workers,
+			MaxDuration:    cfg.Crawl.MaxDuration,
+			Filter:         cfg.Filter,
+			Snapshot:       cfg.Archive.Snapshot == "hardlink",
+			IgnoreNofollow: !cfg.Links.HonourNofollow,
+			NewFrMax:       cfg.Seed.FrMax,
+			Limit:          f.Limit,
+			Traps:          traps.Config{MaxNewPerDomain: cfg.Traps.MaxNewPerDomain, MaxURLsPerDomain: cfg.Traps.MaxURLsPerDomain},
+			Change:         change.Options{MinDistance: cfg.Change.MinDistance},
+			Budget:         o.Budget,
+			NewShare:       o.NewShare,
+			MaxFrMax:       f.Max,
+		},
+		Policy: Policy{
+			Name: f.Policy, Limit: f.Limit, Min: f.Min, Max: f.Max, Selective: f.Selective,
+			Plan: frequency.PlanConfig{Budget: o.Budget, Period: o.Period, MinCrawls: o.MinCrawls, MaxCrawls: o.MaxCrawls,
+				Buckets: frequency.Buckets{MinRate: o.MinRate, MaxRate: o.MaxRate}},
+			Weighted: o.Objective == "weighted",
+			Hybrid: frequency.Hybrid{SampleSize: h.SampleSize, Step: h.Step, MinHistory: h.MinHistory, Normal: h.Normal, Slow: h.Slow,
+				Rho0Start: frequency.DefaultRho0Start, Estimator: frequency.Estimator{MinRate: o.MinRate, MaxRate: o.MaxRate}},
+		},
+		Links: LinksConfig{ExternalLevel: cfg.Links.ExternalLevel, NewFrMax: cfg.Seed.FrMax, HonourNofollow: cfg.Links.HonourNofollow},
+		Text:  pagetext.Mode(cfg.Archive.Text),
+	}
 }
 
 // Cycle is the run cycle of one database, Bouras et al.'s figure 2: the crawl stage, then the

@@ -16,9 +16,8 @@ import (
 // TestOptimalPlanSpreadsTheLoad gives 300 pages change rates from 0.001 to 3 per run, makes the
 // optimal plan for a budget of 30 pages per run over a period of 10 runs, then plays 30 runs of
 // countdown, crawl and re-phasing on the real store: after the first period every run's load must stay
-// within a few percent of the plan's, and the plan's within a few percent of the budget. (Kept small:
-// it runs the transpiled SQLite under the race detector in CI; at 1,000 pages, budget 100 and period
-// 20, every run after the first crawled 98 to 101 pages.)
+// within the binomial spread of hashed phases around the plan's, and the plan's within 10 % of the
+// budget. (Kept small: it runs the transpiled SQLite under the race detector in CI.)
 func TestOptimalPlanSpreadsTheLoad(t *testing.T) {
 	ctx := t.Context()
 	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "s.db"), store.Options{})
@@ -83,9 +82,11 @@ func TestOptimalPlanSpreadsTheLoad(t *testing.T) {
 		lo, hi, sum = min(lo, n), max(hi, n), sum+n
 	}
 	mean := float64(sum) / float64(len(loads)-period)
-	// With 30 pages per run, one page is 3%: allow one page either way, and the plan's rounding.
-	if float64(hi) > mean+1.5 || float64(lo) < mean-1.5 {
-		t.Errorf("after the first period the load ranges %d..%d around a mean of %.1f: want within one page", lo, hi, mean)
+	// The phases are a hash of each URL, so the load per run is binomial around the mean: with 30
+	// pages per run its standard deviation is about 5.5. Pages of one bucket sharing a phase (a
+	// thundering herd) would put whole buckets on single runs and leave others nearly empty.
+	if spread := 4 * math.Sqrt(mean); float64(hi) > mean+spread || float64(lo) < mean-spread {
+		t.Errorf("after the first period the load ranges %d..%d around a mean of %.1f: want within %.0f", lo, hi, mean, spread)
 	}
 	if math.Abs(mean-budget) > 0.1*budget {
 		t.Errorf("mean load %.1f per run, want within 10%% of the budget %d", mean, budget)

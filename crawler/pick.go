@@ -82,7 +82,7 @@ func (s *stage) pickRound(ctx context.Context) (int, error) {
 		if s.sched.isDropped(key) {
 			return nil
 		}
-		fc := frequency.Candidate{Domain: key, New: c.New, Level: c.Level, Order: c.ID}
+		fc := frequency.Candidate{Domain: key, New: c.New, Level: c.Level, Key: c.URL}
 		if !c.New {
 			fc.Value = s.value(c)
 			if h != nil && successes(c.Records) < h.History() {
@@ -148,7 +148,7 @@ func (s *stage) sampleBatches(bySite map[string][]int, rows []store.Candidate, c
 		}
 		// A random sample of the site's pages: shuffled by a hash of the run and the page.
 		slices.SortFunc(list, func(a, b int) int {
-			return cmp.Compare(mix(s.run.ID, rows[a].ID), mix(s.run.ID, rows[b].ID))
+			return cmp.Compare(mix(s.run.ID, rows[a].URL), mix(s.run.ID, rows[b].URL))
 		})
 		for k, i := range list {
 			if k < n {
@@ -161,14 +161,15 @@ func (s *stage) sampleBatches(bySite map[string][]int, rows []store.Candidate, c
 	}
 }
 
-// mix is a hash of a run and a page, for drawing samples that can be replayed.
-func mix(run, id int64) uint64 {
+// mix is a hash of a run and a page's URL, for drawing samples that can be replayed.
+func mix(run int64, pageURL string) uint64 {
 	h := fnv.New64a()
-	var b [16]byte
+	var b [8]byte
 	for k := range 8 {
-		b[k], b[8+k] = byte(run>>(8*k)), byte(id>>(8*k))
+		b[k] = byte(run >> (8 * k))
 	}
 	h.Write(b[:])
+	h.Write([]byte(pageURL))
 	return h.Sum64()
 }
 

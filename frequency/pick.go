@@ -16,8 +16,9 @@ type Candidate struct {
 	// Value orders known pages: what fetching the page now is worth to the policy, the highest
 	// first ([StaleValue], [WaitValue]).
 	Value float64
-	// Order breaks ties, the lowest first; for never-fetched pages it is the order they were found in.
-	Order int64
+	// Key breaks ties, the lowest first: the page's URL, so the choice does not depend on the order
+	// in which concurrent workers happened to find pages.
+	Key string
 }
 
 // Share is what is left of a run's budget.
@@ -36,7 +37,7 @@ type Share struct {
 //
 //  1. never-fetched pages, up to sh.New: a page that is not in the archive at all is certainly
 //     stale, so it comes before any known page. Their domains take turns, one page each, each its
-//     nearest-to-a-seed and oldest first, and no domain takes more than its fair share of what is
+//     nearest-to-a-seed first, and no domain takes more than its fair share of what is
 //     left (left / the number of domains with candidates): a domain with few new pages gets them all,
 //     and one that grows without end (a link farm, a calendar) cannot take the others' budget;
 //  2. known pages by Value, the highest first;
@@ -65,7 +66,7 @@ func Pick(cands []Candidate, sh Share) []int {
 		if c := cmp.Compare(cands[b].Value, cands[a].Value); c != 0 {
 			return c
 		}
-		return cmp.Compare(cands[a].Order, cands[b].Order)
+		return cmp.Compare(cands[a].Key, cands[b].Key)
 	})
 	k := min(left, len(known))
 	out = append(out, known[:k]...)
@@ -90,7 +91,7 @@ func Pick(cands []Candidate, sh Share) []int {
 }
 
 // newTurns lists the never-fetched pages in the order Pick takes them: the domains take turns, in an
-// order of names rotated by rotate, each giving its pages nearest a seed first, then oldest first.
+// order of names rotated by rotate, each giving its pages nearest a seed first, then by Key.
 // With limit >= 0 no domain gives more than limit pages, and the pages over it are returned apart.
 func newTurns(cands []Candidate, byDomain map[string][]int, rotate, limit int) (turns, over []int) {
 	domains := make([]string, 0, len(byDomain))
@@ -100,7 +101,7 @@ func newTurns(cands []Candidate, byDomain map[string][]int, rotate, limit int) (
 			if c := cmp.Compare(cands[b].Level, cands[a].Level); c != 0 {
 				return c
 			}
-			return cmp.Compare(cands[a].Order, cands[b].Order)
+			return cmp.Compare(cands[a].Key, cands[b].Key)
 		})
 	}
 	slices.Sort(domains)

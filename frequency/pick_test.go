@@ -11,15 +11,17 @@ import (
 func pickNames(cands []Candidate, sh Share) []string {
 	var out []string
 	for _, i := range Pick(cands, sh) {
-		out = append(out, fmt.Sprintf("%s/%d", cands[i].Domain, cands[i].Order))
+		out = append(out, cands[i].Domain+"/"+cands[i].Key)
 	}
 	return out
 }
 
 func TestPick(t *testing.T) {
-	known := func(d string, order int64, v float64) Candidate { return Candidate{Domain: d, Order: order, Value: v} }
-	fresh := func(d string, order int64, level int) Candidate {
-		return Candidate{Domain: d, New: true, Order: order, Level: level}
+	known := func(d string, key int, v float64) Candidate {
+		return Candidate{Domain: d, Key: fmt.Sprint(key), Value: v}
+	}
+	fresh := func(d string, key int, level int) Candidate {
+		return Candidate{Domain: d, New: true, Key: fmt.Sprint(key), Level: level}
 	}
 	tests := []struct {
 		name  string
@@ -33,7 +35,7 @@ func TestPick(t *testing.T) {
 		{"new before known", []Candidate{known("a", 1, 0.99), fresh("a", 2, 0)}, Share{Left: 1, New: 1}, []string{"a/2"}},
 		{"no new share: known first, new with what is left", []Candidate{fresh("a", 2, 0), known("a", 1, 0.1)},
 			Share{Left: 2, New: 0}, []string{"a/1", "a/2"}},
-		{"a domain's new pages: nearest a seed first, then oldest", []Candidate{fresh("a", 1, 0), fresh("a", 2, 1), fresh("a", 3, 1)},
+		{"a domain's new pages: nearest a seed first, then by key", []Candidate{fresh("a", 1, 0), fresh("a", 2, 1), fresh("a", 3, 1)},
 			Share{Left: 2, New: 2}, []string{"a/2", "a/3"}},
 		{"domains take turns", []Candidate{fresh("a", 1, 0), fresh("a", 2, 0), fresh("a", 3, 0), fresh("b", 4, 0)},
 			Share{Left: 3, New: 3}, []string{"a/1", "b/4", "a/2"}},
@@ -61,10 +63,10 @@ func TestPick(t *testing.T) {
 // pages are served.
 func TestPickFarm(t *testing.T) {
 	var cands []Candidate
-	order := int64(0)
+	order := 0
 	add := func(c Candidate) {
 		order++
-		c.Order = order
+		c.Key = fmt.Sprintf("%05d", order)
 		cands = append(cands, c)
 	}
 	for range 5000 {
@@ -103,7 +105,7 @@ func TestPickIsBoundedAndDeterministic(t *testing.T) {
 	var cands []Candidate
 	for i := range 200 {
 		cands = append(cands, Candidate{Domain: fmt.Sprintf("d%d", i%7), New: i%3 == 0, Level: i % 2, Value: float64(i%11) / 10,
-			Order: int64(i)})
+			Key: fmt.Sprintf("%03d", i)})
 	}
 	for left := 0; left <= 210; left += 15 {
 		sh := Share{Left: left, New: left / 3, Rotate: left}

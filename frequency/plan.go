@@ -80,18 +80,31 @@ func MakePlan(groups []Group, cfg PlanConfig) *Plan {
 	return p
 }
 
-// Phase returns the countdown that puts a page on its fixed phase after run: with fr = Phase(run, id,
-// frMax), and every later run first decrementing fr, the page comes due in the runs r > run with
-// (r + id) mod frMax = 0, the first of them within frMax runs. Pages with consecutive ids fall on
-// consecutive runs, so a bucket's pages are spread over its interval and no run gets a thundering
-// herd. It is the rule the store's ApplyPlan applies in SQL; frMax < 1 counts as 1.
-func Phase(run, id int64, frMax int) int {
+// Phase returns the countdown that puts a page on its fixed phase after run: with fr = Phase(run,
+// key, frMax), and every later run first decrementing fr, the page comes due in the runs r > run with
+// (r + key) mod frMax = 0, the first of them within frMax runs. With key = [PageKey] of the page's
+// URL the phases of a bucket's pages are spread evenly over its interval, so no run gets a thundering
+// herd, and a page keeps its phase whatever order the crawl found it in. The store's ApplyPlan calls
+// it from SQL. frMax < 1 counts as 1.
+func Phase(run, key int64, frMax int) int {
 	f := int64(max(frMax, 1))
-	k := ((f-(run+id)%f)%f + f) % f
+	k := ((f-(run+key)%f)%f + f) % f
 	if k == 0 {
 		k = f
 	}
 	return int(k)
+}
+
+// PageKey is a page's place in the phases of [Phase]: a hash of its URL (64-bit FNV-1a, kept
+// positive), uniform over the pages of any bucket.
+func PageKey(pageURL string) int64 {
+	const offset, prime = 14695981039346656037, 1099511628211
+	h := uint64(offset)
+	for i := 0; i < len(pageURL); i++ {
+		h ^= uint64(pageURL[i])
+		h *= prime
+	}
+	return int64(h >> 2)
 }
 
 // planBuckets describes the groups as plan buckets (rate ranges from the buckets, the mean

@@ -17,14 +17,9 @@ import (
 
 	"github.com/strata-crawler/strata/archive"
 	"github.com/strata-crawler/strata/crawler"
-	"github.com/strata-crawler/strata/frequency"
-	"github.com/strata-crawler/strata/internal/change"
-	"github.com/strata-crawler/strata/internal/config"
-	"github.com/strata-crawler/strata/internal/pagetext"
 	"github.com/strata-crawler/strata/internal/runlock"
 	"github.com/strata-crawler/strata/internal/schedule"
 	"github.com/strata-crawler/strata/internal/store"
-	"github.com/strata-crawler/strata/internal/traps"
 )
 
 func newCrawlCmd(a *app) *cobra.Command {
@@ -219,56 +214,11 @@ func (s *session) finish(ctx context.Context, res *crawlResult, cerr error) erro
 	return cerr
 }
 
-// openCycle wires the run cycle from the configuration: the network, the crawl stage and the policy.
+// openCycle wires the run cycle the configuration describes.
 func (a *app) openCycle(ctx context.Context, db *store.DB, arch *archive.Dir, progress func(crawler.Stats), afterCrash bool) (*crawler.Cycle, error) {
-	cfg := a.cfg
-	return crawler.Open(ctx, db, arch, crawler.Setup{
-		Net: crawler.Network{
-			UserAgent:     cfg.Crawl.UserAgent,
-			PageTimeout:   cfg.Crawl.PageTimeout,
-			MaxBytes:      cfg.Crawl.MaxBytes,
-			Delay:         cfg.Politeness.Delay,
-			LoopbackDelay: cfg.Politeness.LoopbackDelay,
-			DelayFactor:   cfg.Politeness.DelayFactor,
-			ByHost:        cfg.Politeness.DomainKey == "host",
-			AllowPrivate:  cfg.Crawl.AllowPrivate,
-			Hints:         cfg.Hints.Enabled,
-		},
-		Crawl: crawler.Config{
-			Workers:        cfg.Crawl.Workers,
-			MaxDuration:    cfg.Crawl.MaxDuration,
-			Log:            a.log,
-			Progress:       progress,
-			AfterCrash:     afterCrash,
-			Filter:         cfg.Filter,
-			Snapshot:       cfg.Archive.Snapshot == "hardlink",
-			IgnoreNofollow: !cfg.Links.HonourNofollow,
-			NewFrMax:       cfg.Seed.FrMax,
-			Limit:          cfg.Frequency.Limit,
-			Traps:          traps.Config{MaxNewPerDomain: cfg.Traps.MaxNewPerDomain, MaxURLsPerDomain: cfg.Traps.MaxURLsPerDomain},
-			Change:         change.Options{MinDistance: cfg.Change.MinDistance},
-			Budget:         cfg.Optimizer.Budget,
-			NewShare:       cfg.Optimizer.NewShare,
-			MaxFrMax:       cfg.Frequency.Max,
-		},
-		Policy: policyOf(cfg),
-		Links: crawler.LinksConfig{ExternalLevel: cfg.Links.ExternalLevel, NewFrMax: cfg.Seed.FrMax,
-			HonourNofollow: cfg.Links.HonourNofollow},
-		Text: pagetext.Mode(cfg.Archive.Text),
-	})
-}
-
-// policyOf is the revisit policy the configuration asks for.
-func policyOf(cfg *config.Config) crawler.Policy {
-	f, o, h := cfg.Frequency, cfg.Optimizer, cfg.Hybrid
-	return crawler.Policy{
-		Name: f.Policy, Limit: f.Limit, Min: f.Min, Max: f.Max, Selective: f.Selective,
-		Plan: frequency.PlanConfig{Budget: o.Budget, Period: o.Period, MinCrawls: o.MinCrawls, MaxCrawls: o.MaxCrawls,
-			Buckets: frequency.Buckets{MinRate: o.MinRate, MaxRate: o.MaxRate}},
-		Weighted: o.Objective == "weighted",
-		Hybrid: frequency.Hybrid{SampleSize: h.SampleSize, Step: h.Step, MinHistory: h.MinHistory, Normal: h.Normal, Slow: h.Slow,
-			Rho0Start: frequency.DefaultRho0Start, Estimator: frequency.Estimator{MinRate: o.MinRate, MaxRate: o.MaxRate}},
-	}
+	s := crawler.SetupOf(a.cfg)
+	s.Crawl.Log, s.Crawl.Progress, s.Crawl.AfterCrash = a.log, progress, afterCrash
+	return crawler.Open(ctx, db, arch, s)
 }
 
 // writeManifest writes the run directory's manifest.jsonl from the run's fetches.

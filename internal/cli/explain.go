@@ -80,7 +80,7 @@ func explainURL(ctx context.Context, cfg *config.Config, db *store.DB, u string)
 	if err != nil {
 		return nil, err
 	}
-	policy, err := policyOf(cfg).PerPage() // nil for the optimal policy, which plans every page at once
+	policy, err := crawler.SetupOf(cfg).Policy.PerPage() // nil for the optimal policy, which plans every page at once
 	if err != nil {
 		return nil, err
 	}

@@ -32,7 +32,7 @@ the same staleness, so policies can be compared on one scale. It changes nothing
 				return err
 			}
 			defer db.Close()
-			cfg := policyOf(a.cfg).Plan
+			cfg := crawler.SetupOf(a.cfg).Policy.Plan
 			if budget > 0 {
 				cfg.Budget = budget
 			}

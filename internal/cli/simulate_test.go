@@ -3,13 +3,19 @@ package cli_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
+	"net"
+	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/strata-crawler/strata/internal/cli"
+	"github.com/strata-crawler/strata/internal/simulate"
 )
 
 func TestSimulate(t *testing.T) {
@@ -69,5 +75,118 @@ func TestSimulateUsageErrors(t *testing.T) {
 				t.Errorf("exit code %d (%v), want %d", cli.ExitCode(err), err, cli.ExitUsage)
 			}
 		})
+	}
+}
+
+// TestSimulateMakesTheChoicesOfStrataRun is issue 17's check that the simulator is strata: on one
+// small web, strata simulate (the web in memory, a simulated clock) and strata run (the same web on
+// loopback sockets, once per day, through the command line and its configuration) fetch the same
+// pages in every run, for the policy without a budget and for every budgeted one.
+func TestSimulateMakesTheChoicesOfStrataRun(t *testing.T) {
+	mix, err := simulate.ParseMix("cho")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := simulate.Config{Pages: 60, Sites: 3, Days: 5, Seed: 5, Mix: mix, Budget: 12, Births: 0.03, Deaths: 0.02}
+	for _, policy := range []string{"bouras", "uniform", "nutch", "hybrid", "optimal"} {
+		t.Run(policy, func(t *testing.T) {
+			t.Parallel() // each on its own addresses' port and directory; runs wait a second between them
+			c := cfg
+			c.Policies = []string{policy}
+			web, err := simulate.NewWeb(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			srv, port := serveWeb(t, web, c.Sites)
+			c.Port = port // the same URLs in memory as on the sockets
+			res, err := simulate.Run(t.Context(), c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := res.Policies[0].Fetched
+
+			dir := t.TempDir()
+			conf := filepath.Join(dir, "strata.toml")
+			budget := c.Budget
+			if policy == "bouras" {
+				budget = 0
+			}
+			writeFile(t, conf, fmt.Sprintf(`[crawl]
+user_agent = "strata-test/1 (+https://example.org/strata-test)"
+workers = 8
+[politeness]
+loopback_delay = "0s"
+[seed]
+level = 1
+[frequency]
+policy = %q
+[optimizer]
+budget = %d
+[hybrid] # as strata simulate sets it for 12 pages a run out of 60 on 3 sites
+normal = 4
+slow = 8
+sample_size = 2
+`, policy, budget))
+			strata := func(args ...string) {
+				t.Helper()
+				var errb bytes.Buffer
+				if err := cli.Run(t.Context(), append([]string{"--config", conf, "--log-level", "error"}, args...), io.Discard, &errb); err != nil {
+					t.Fatalf("strata %v: %v\n%s", args, err, errb.String())
+				}
+			}
+			strata(append([]string{"seed", "add"}, srv.Seeds()...)...)
+			for d := range c.Days {
+				srv.SetTime(float64(d))
+				strata("run")
+			}
+			got := srv.Fetched(c.Days)
+			for d := range c.Days {
+				if !slices.Equal(got[d], want[d]) {
+					t.Errorf("run %d: strata run fetched pages %v, strata simulate %v", d+1, got[d], want[d])
+				}
+			}
+		})
+	}
+}
+
+// serveWeb serves the simulated web on loopback: each site on its own address, all on one port.
+func serveWeb(t *testing.T, web *simulate.Web, sites int) (*simulate.Server, int) {
+	t.Helper()
+	for range 20 {
+		first, err := net.Listen("tcp", net.JoinHostPort(simulate.Site(0, 0), "0"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		port := first.Addr().(*net.TCPAddr).Port
+		lns := []net.Listener{first}
+		for s := 1; s < sites; s++ {
+			ln, err := net.Listen("tcp", simulate.Site(s, port))
+			if err != nil {
+				break
+			}
+			lns = append(lns, ln)
+		}
+		if len(lns) < sites { // the port was taken on one of the addresses: try another
+			for _, ln := range lns {
+				ln.Close()
+			}
+			continue
+		}
+		srv := web.NewServer(port)
+		hs := &http.Server{Handler: srv, ReadHeaderTimeout: 5 * time.Second}
+		for _, ln := range lns {
+			go hs.Serve(ln)
+		}
+		t.Cleanup(func() { hs.Close() })
+		return srv, port
+	}
+	t.Fatal("no port free on every site's address")
+	return nil, 0
+}
+
+func writeFile(t *testing.T, path, body string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }

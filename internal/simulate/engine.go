@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/strata-crawler/strata/archive"
 	"github.com/strata-crawler/strata/crawler"
+	"github.com/strata-crawler/strata/internal/config"
 	"github.com/strata-crawler/strata/internal/store"
 )
 
@@ -44,6 +44,9 @@ type Config struct {
 	Period          int      // the optimal policy's scheduling period, runs; default 30 (optimizer.period)
 	Limit           int      // records the policies examine (frequency.limit); default 10
 	Policies        []string // names from PolicyNames; empty means all
+	// Port is the port in the sites' URLs (0: none). The web answers in memory whatever it is; a
+	// crawl of the same web over sockets needs the same URLs to make the same choices.
+	Port int
 	// Dir is where each policy's database and archive are made (and removed at the end); "" means
 	// /dev/shm when it exists, else the system's temporary directory.
 	Dir string
@@ -139,8 +142,10 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err := cfg.defaults(); err != nil {
 		return nil, err
 	}
-	w := newWeb(webConfig{pages: cfg.Pages, sites: cfg.Sites, days: cfg.Days, mix: cfg.Mix, births: cfg.Births,
-		deaths: cfg.Deaths, siteCorrelation: cfg.SiteCorrelation, seed: cfg.Seed})
+	w, err := NewWeb(cfg)
+	if err != nil {
+		return nil, err
+	}
 	res := &Result{Config: cfg, MixText: cfg.Mix.String(), Pages: len(w.pages), Changes: len(w.times),
 		Policies: make([]PolicyResult, len(cfg.Policies))}
 	g, gctx := errgroup.WithContext(ctx)
@@ -163,21 +168,20 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 }
 
 // simulatePolicy runs one policy over the whole simulation and scores it.
-func simulatePolicy(ctx context.Context, w *web, cfg Config, name string) (PolicyResult, error) {
+func simulatePolicy(ctx context.Context, w *Web, cfg Config, name string) (PolicyResult, error) {
 	p := policies[name](cfg)
 	if p.oracle {
 		return w.score(name, oracleFetches(w, cfg.Days), cfg.Days), nil
 	}
-	srv := w.NewServer(0)
-	if err := crawl(ctx, w, srv, cfg, p, nil); err != nil {
+	srv := w.NewServer(cfg.Port)
+	if err := crawl(ctx, w, srv, cfg, p); err != nil {
 		return PolicyResult{}, err
 	}
 	return w.score(name, fetchesOf(srv.Log(), cfg.Days), cfg.Days), nil
 }
 
-// crawl runs the policy's cycle once per day of the simulation against srv, which answers either in
-// memory (transport nil) or over the network (transport set, for the test that checks the two agree).
-func crawl(ctx context.Context, w *web, srv *Server, cfg Config, p setup, network func(*crawler.Network)) error {
+// crawl runs the policy's cycle once per day of the simulation against srv, which answers in memory.
+func crawl(ctx context.Context, w *Web, srv *Server, cfg Config, p setup) error {
 	base := cfg.Dir
 	if base == "" {
 		if fi, err := os.Stat("/dev/shm"); err == nil && fi.IsDir() {
@@ -201,23 +205,25 @@ func crawl(ctx context.Context, w *web, srv *Server, cfg Config, p setup, networ
 	}
 	seeds := make([]store.NewSeed, len(w.roots))
 	for s, r := range w.roots {
-		seeds[s] = store.NewSeed{URL: srv.URL(r), Host: Site(s, srv.port), Level: 1, FrMax: 1}
+		seeds[s] = store.NewSeed{URL: srv.URL(r), Host: Site(s, srv.port), Level: 1, FrMax: 1} // seed.level 1, seed.fr_max 1
 	}
 	if _, err := db.AddSeeds(ctx, seeds); err != nil {
 		return err
 	}
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	setup := crawler.Setup{
-		Net: crawler.Network{UserAgent: "strata-simulate/1 (+https://example.org/strata)", PageTimeout: 10 * time.Second,
-			MaxBytes: 1 << 20, Transport: srv.Transport(), Hints: true},
-		Crawl: crawler.Config{Workers: 8, Log: log, Now: clock.Now, Limit: cfg.Limit, Budget: p.budget, MaxFrMax: 30,
-			NewShare: newShareForTest},
-		Policy: p.policy, Text: "main",
-		Links: crawler.LinksConfig{NewFrMax: 1, HonourNofollow: true},
+	conf, err := config.Load(config.Options{WorkDir: dir, Getenv: func(string) string { return "" }})
+	if err != nil {
+		return err
 	}
-	if network != nil {
-		network(&setup.Net)
-	}
+	conf.Crawl.UserAgent = "strata-simulate/1 (+https://example.org/strata-simulate)"
+	conf.Crawl.Workers = 8
+	conf.Politeness.LoopbackDelay = 0 // the web answers at once; no site to spare
+	conf.Seed.Level = 1
+	conf.Frequency.Limit = cfg.Limit
+	p.configure(conf)
+	setup := crawler.SetupOf(conf)
+	setup.Net.Transport = srv.Transport()
+	setup.Crawl.Log = slog.New(slog.DiscardHandler)
+	setup.Crawl.Now = clock.Now
 	cyc, err := crawler.Open(ctx, db, arch, setup)
 	if err != nil {
 		return err
@@ -283,5 +289,3 @@ type fetch struct {
 	page int32
 	ok   bool // answered 200: the crawler's copy is current from then on
 }
-
-var newShareForTest = 0.2

@@ -3,57 +3,56 @@ package simulate
 import (
 	"math"
 
-	"github.com/strata-crawler/strata/crawler"
-	"github.com/strata-crawler/strata/frequency"
+	"github.com/strata-crawler/strata/internal/config"
 )
 
-// setup is how one policy of a simulation is configured: strata's own policy settings, as a user
-// would write them in strata.toml, and the run budget. Nothing here decides anything: the decisions
-// are the crawler's.
+// setup is how one policy of a simulation is configured: the keys of strata.toml a user would set
+// for it, on top of the defaults. Nothing here decides anything: the decisions are the crawler's.
 type setup struct {
-	policy crawler.Policy
-	budget int  // optimizer.budget; 0 = none
-	oracle bool // not a crawler: the analytic reference that fetches exactly what changed
+	configure func(*config.Config)
+	oracle    bool // not a crawler: the analytic reference that fetches exactly what changed
 }
 
 // policies builds each policy's setup for a simulation.
 var policies = map[string]func(Config) setup{
-	"everything": func(Config) setup { return setup{policy: crawler.Policy{Name: "uniform"}} },
-	"uniform": func(c Config) setup {
-		return setup{policy: crawler.Policy{Name: "uniform"}, budget: c.Budget}
+	"everything": func(Config) setup {
+		return setup{configure: func(c *config.Config) { c.Frequency.Policy = "uniform" }}
 	},
-	"nutch": func(c Config) setup {
-		return setup{policy: crawler.Policy{Name: "nutch", Limit: c.Limit}, budget: c.Budget}
+	"uniform": func(sc Config) setup {
+		return setup{configure: func(c *config.Config) { c.Frequency.Policy, c.Optimizer.Budget = "uniform", sc.Budget }}
 	},
-	"bouras": func(c Config) setup {
-		return setup{policy: crawler.Policy{Name: "bouras", Limit: c.Limit, Selective: true}}
+	"nutch": func(sc Config) setup {
+		return setup{configure: func(c *config.Config) { c.Frequency.Policy, c.Optimizer.Budget = "nutch", sc.Budget }}
 	},
-	"hybrid": func(c Config) setup {
-		return setup{policy: crawler.Policy{Name: "hybrid", Limit: c.Limit, Hybrid: hybridFor(c)}, budget: c.Budget}
+	"bouras": func(Config) setup {
+		return setup{configure: func(c *config.Config) { c.Frequency.Policy = "bouras" }}
 	},
-	"optimal": func(c Config) setup {
-		return setup{policy: crawler.Policy{Name: "optimal", Limit: c.Limit, Plan: frequency.PlanConfig{Budget: c.Budget,
-			Period: c.Period, MinCrawls: 1}}, budget: c.Budget}
+	"hybrid": func(sc Config) setup {
+		return setup{configure: func(c *config.Config) {
+			c.Frequency.Policy, c.Optimizer.Budget = "hybrid", sc.Budget
+			// Ghodsi's Normal and Slow intervals are 15 and 30 days for a budget that fits them;
+			// set, as a user would, so that the queues fit the budget when half the pages are in
+			// each (N/(2n) + N/(4n) = budget), with a sampling batch half of a site's share of it.
+			share := float64(sc.Budget) / float64(sc.Pages)
+			c.Hybrid.Normal = max(int(math.Round(0.75/share)), 1)
+			c.Hybrid.Slow = 2 * c.Hybrid.Normal
+			c.Hybrid.SampleSize = max(int(math.Ceil(share*float64(sc.Pages)/float64(sc.Sites)/2)), 1)
+		}}
+	},
+	"optimal": func(sc Config) setup {
+		return setup{configure: func(c *config.Config) {
+			c.Frequency.Policy, c.Optimizer.Budget, c.Optimizer.Period = "optimal", sc.Budget, sc.Period
+		}}
 	},
 	"oracle": func(Config) setup { return setup{oracle: true} },
-}
-
-// hybridFor sets the hybrid policy's queues from the budget, as a user would: Ghodsi's Normal and
-// Slow intervals are 15 and 30 days for a budget that fits them; here they are set so that the
-// queues fit the budget when half the pages are in each (N/(2n) + N/(4n) = budget), and a sampling
-// batch is half of a site's share of the budget.
-func hybridFor(c Config) frequency.Hybrid {
-	share := float64(c.Budget) / float64(c.Pages)
-	normal := max(int(math.Round(0.75/share)), 1)
-	size := max(int(math.Ceil(share*float64(c.Pages)/float64(c.Sites)/2)), 1)
-	return frequency.Hybrid{Normal: normal, Slow: 2 * normal, SampleSize: size, Rho0Start: frequency.DefaultRho0Start}
 }
 
 // policyOrder is the order of PolicyNames: the references last.
 var policyOrder = []string{"everything", "uniform", "nutch", "bouras", "hybrid", "optimal", "oracle"}
 
-// PolicyNames lists the policies a simulation can compare, each strata itself configured as a user
-// would configure it (frequency.policy, optimizer.budget), but the oracle:
+// PolicyNames lists the policies a simulation can compare, each strata itself with the default
+// configuration and the keys a user would set for the policy (frequency.policy, optimizer.budget),
+// but the oracle:
 //
 //   - everything: frequency.policy = "uniform" with no budget: every known page at every run;
 //   - uniform: "uniform" at the budget: the pages that waited longest first, round robin;

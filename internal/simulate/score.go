@@ -7,7 +7,7 @@ import (
 
 // score judges a policy by the pages its runs fetched, against the web's true history: fetches[d]
 // lists the page requests of the run at day d.
-func (w *web) score(name string, fetches [][]fetch, days int) PolicyResult {
+func (w *Web) score(name string, fetches [][]fetch, days int) PolicyResult {
 	type state struct {
 		lastFetch float64 // < 0 before the first successful fetch
 		next      int32   // index in w.times of the first change after lastFetch
@@ -110,7 +110,7 @@ func (w *web) score(name string, fetches [][]fetch, days int) PolicyResult {
 
 // oracleFetches is what a crawler that knew every change would fetch, with no budget: at each run,
 // exactly the live pages that changed or appeared since the run before.
-func oracleFetches(w *web, days int) [][]fetch {
+func oracleFetches(w *Web, days int) [][]fetch {
 	out := make([][]fetch, days)
 	for i := range w.pages {
 		p := &w.pages[i]

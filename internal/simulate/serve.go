@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -40,7 +41,7 @@ func Site(s int, port int) string {
 // appeared or have gone. It logs every request with the time it was answered at. A Server is safe
 // for concurrent use; the web behind it is shared and never modified.
 type Server struct {
-	w     *web
+	w     *Web
 	port  int
 	sites map[string]int32 // host (without port) → site
 
@@ -58,7 +59,7 @@ type Hit struct {
 
 // NewServer returns a server for the web, answering for hosts Site(s, port); port 0 means the
 // default port (an in-memory transport needs none).
-func (w *web) NewServer(port int) *Server {
+func (w *Web) NewServer(port int) *Server {
 	s := &Server{w: w, port: port, sites: make(map[string]int32, len(w.roots))}
 	for i := range w.roots {
 		s.sites[Site(i, 0)] = int32(i)
@@ -146,7 +147,7 @@ func (s *Server) page(site int32, path string) (int32, bool) {
 }
 
 // version is the number of changes of page i at or before t.
-func (w *web) version(i int32, t float64) int {
+func (w *Web) version(i int32, t float64) int {
 	p := &w.pages[i]
 	ts := w.times[p.lo:p.hi]
 	return sort.Search(len(ts), func(k int) bool { return ts[k] > t })
@@ -217,4 +218,34 @@ func (t transport) RoundTrip(r *http.Request) (*http.Response, error) {
 	resp := rec.Result()
 	resp.Request = r
 	return resp, nil
+}
+
+// NewWeb draws the synthetic web of cfg: the web Run crawls with the same cfg.
+func NewWeb(cfg Config) (*Web, error) {
+	if err := cfg.defaults(); err != nil {
+		return nil, err
+	}
+	return newWeb(webConfig{pages: cfg.Pages, sites: cfg.Sites, days: cfg.Days, mix: cfg.Mix, births: cfg.Births,
+		deaths: cfg.Deaths, siteCorrelation: cfg.SiteCorrelation, seed: cfg.Seed}), nil
+}
+
+// Seeds returns the URLs of the sites' hubs, the simulation's seeds (level 1, fr_max 1).
+func (s *Server) Seeds() []string {
+	out := make([]string, len(s.w.roots))
+	for i, r := range s.w.roots {
+		out[i] = s.URL(r)
+	}
+	return out
+}
+
+// Fetched returns, per day, the pages the server was asked for, ascending: a crawl's choices.
+func (s *Server) Fetched(days int) [][]int32 {
+	out := make([][]int32, days)
+	for d, fs := range fetchesOf(s.Log(), days) {
+		for _, f := range fs {
+			out[d] = append(out[d], f.page)
+		}
+		slices.Sort(out[d])
+	}
+	return out
 }

@@ -131,8 +131,8 @@ type page struct {
 	lo, hi int32   // its change times are web.times[lo:hi], ascending
 }
 
-// web is the synthetic web: every page that exists at some time in [0, days), and every change.
-type web struct {
+// Web is the synthetic web: every page that exists at some time in [0, days), and every change.
+type Web struct {
 	days  int
 	pages []page
 	times []float64
@@ -195,7 +195,7 @@ func normCDF(z float64) float64 { return 0.5 * math.Erfc(-z/math.Sqrt2) }
 type generator struct {
 	cfg      webConfig
 	r        *rand.Rand
-	w        *web
+	w        *Web
 	siteZ    []float64 // each site's latent rate level
 	siteKind []Process // Static for an ordinary site, HubA or HubB for an archetype
 	zipfH    float64   // harmonic number for the Zipf rates
@@ -203,8 +203,8 @@ type generator struct {
 }
 
 // newWeb draws a synthetic web. The same config gives the same web.
-func newWeb(cfg webConfig) *web {
-	g := &generator{cfg: cfg, r: rand.New(rand.NewPCG(cfg.seed, 0x5eed)), w: &web{days: cfg.days}}
+func newWeb(cfg webConfig) *Web {
+	g := &generator{cfg: cfg, r: rand.New(rand.NewPCG(cfg.seed, 0x5eed)), w: &Web{days: cfg.days}}
 	g.zipfN = float64(max(cfg.pages, 1))
 	for k := 1; k <= cfg.pages; k++ {
 		g.zipfH += 1 / float64(k)

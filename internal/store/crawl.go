@@ -297,6 +297,7 @@ func (db *DB) DueByID(ctx context.Context, id, run int64) (*DueURL, error) {
 // Candidate is a due URL competing for a place in a budgeted run, with what the choice needs.
 type Candidate struct {
 	ID     int64
+	URL    string
 	Host   string
 	Level  int
 	New    bool    // never fetched
@@ -314,7 +315,7 @@ type Candidate struct {
 // DueCandidates calls fn for every URL that is due in run — not skipped for it by the selective
 // rule — in id order.
 func (db *DB) DueCandidates(ctx context.Context, run int64, fn func(Candidate) error) error {
-	rows, err := db.sql.QueryContext(ctx, `SELECT urls.id, urls.host, urls.level, date IS NULL, fr_max, coalesce(change_rate, -1),
+	rows, err := db.sql.QueryContext(ctx, `SELECT urls.id, url, urls.host, urls.level, date IS NULL, fr_max, coalesce(change_rate, -1),
 		weight, recent, hint_lastmod, site_date, date
 		FROM due d CROSS JOIN urls ON urls.id = d.id WHERE skipped_run IS NULL OR skipped_run <> ? ORDER BY urls.id`, run)
 	if err != nil {
@@ -325,7 +326,7 @@ func (db *DB) DueCandidates(ctx context.Context, run int64, fn func(Candidate) e
 		var c Candidate
 		var blob []byte
 		var hint, siteDate, date sql.NullString
-		if err := rows.Scan(&c.ID, &c.Host, &c.Level, &c.New, &c.FrMax, &c.Rate, &c.Weight, &blob, &hint, &siteDate, &date); err != nil {
+		if err := rows.Scan(&c.ID, &c.URL, &c.Host, &c.Level, &c.New, &c.FrMax, &c.Rate, &c.Weight, &blob, &hint, &siteDate, &date); err != nil {
 			return fmt.Errorf("due candidates: %w", err)
 		}
 		if c.Records, err = decodeRecent(blob); err != nil {

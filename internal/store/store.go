@@ -27,7 +27,9 @@ import (
 	"sync"
 	"time"
 
-	_ "modernc.org/sqlite" // registers the "sqlite" driver
+	"modernc.org/sqlite" // registers the "sqlite" driver
+
+	"github.com/strata-crawler/strata/frequency"
 )
 
 var (
@@ -38,6 +40,20 @@ var (
 	// ErrNotFound means the requested row does not exist.
 	ErrNotFound = errors.New("not found")
 )
+
+func init() {
+	// strata_phase(run, url, fr_max) is frequency.Phase of the URL's frequency.PageKey: the optimal
+	// plan's phases are computed in SQL by the same rule the Go side documents and tests.
+	sqlite.MustRegisterDeterministicScalarFunction("strata_phase", 3, func(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
+		run, ok1 := args[0].(int64)
+		u, ok2 := args[1].(string)
+		f, ok3 := args[2].(int64)
+		if !ok1 || !ok2 || !ok3 {
+			return nil, fmt.Errorf("strata_phase(%v, %v, %v): want an integer, a text and an integer", args[0], args[1], args[2])
+		}
+		return int64(frequency.Phase(run, frequency.PageKey(u), int(f))), nil
+	})
+}
 
 //go:embed migrations/*.sql
 var migrationFS embed.FS
