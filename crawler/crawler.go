@@ -185,11 +185,9 @@ type Config struct {
 	// pages still sampled are due every run, and a per-site Sampler chooses how many batches of them
 	// are fetched. The other pages are crawled as their fr says.
 	Hybrid *frequency.Hybrid
-	// Docs fetches sitemaps and feeds for provider hints; nil reads none.
+	// Docs fetches sitemaps and feeds for provider hints; nil reads none. An origin's sitemaps and
+	// feeds are read once per run: a few requests, against a page budget they may spare.
 	Docs DocFetcher
-	// HintsTTL is how long an origin's sitemaps and feeds are trusted before they are read again;
-	// default 20 hours, so that daily runs read them once a day.
-	HintsTTL time.Duration
 	// RunInterval is the time between runs that a sitemap's changefreq is measured in (default 24h),
 	// and MaxFrMax the longest first revisit interval a changefreq may give (default 30).
 	RunInterval time.Duration
@@ -251,9 +249,6 @@ func New(st Store, f Fetcher, rf RobotsFetcher, gate *polite.Gate, cfg Config) *
 	}
 	if cfg.PriorityConstant <= 0 {
 		cfg.PriorityConstant = 0.1
-	}
-	if cfg.HintsTTL <= 0 {
-		cfg.HintsTTL = 20 * time.Hour
 	}
 	if cfg.RunInterval <= 0 {
 		cfg.RunInterval = 24 * time.Hour

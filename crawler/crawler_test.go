@@ -138,6 +138,9 @@ func (h *harness) crawl() (*crawler.Stats, error) {
 		time.Sleep(time.Until(next))
 	}
 	start := time.Now()
+	if h.cfg.Now != nil { // a run starts on the stage's clock
+		start = h.cfg.Now()
+	}
 	h.last = start
 	id, err := h.db.BeginRun(h.t.Context(), start, 0)
 	if err != nil {

@@ -10,7 +10,7 @@ import (
 	"github.com/strata-crawler/strata/internal/store"
 )
 
-// Provider hints (Xu et al., paper 002): what sites say about their own updates. Once a day per
+// Provider hints (Xu et al., paper 002): what sites say about their own updates. Once per run per
 // origin, before its pages, the stage reads the sitemaps its robots.txt declares (or /sitemap.xml)
 // and the feeds its pages link, one document per step like any request. A page whose lastmod is
 // newer than our last fetch of it — compared on the site's own clock, the Date header it sent with
@@ -93,7 +93,7 @@ func (s *stage) newHintQueue(ctx context.Context, d *domain, u *url.URL, e *robo
 	}
 	q := &hintQueue{trust: hints.Trust{Agreed: h.Agreed, Disagreed: h.Disagreed}, announced: h.Announced, missed: h.Missed}
 	now := s.c.cfg.Now()
-	if !h.ReadAt.IsZero() && now.Sub(h.ReadAt) < s.c.cfg.HintsTTL {
+	if !h.ReadAt.IsZero() && !h.ReadAt.Before(s.run.Start) { // read in this run already
 		return q, nil
 	}
 	// Sitemaps on the origin itself only: another host's are that host's business, and its
@@ -336,7 +336,7 @@ func (s *stage) addHintOrigins(ctx context.Context) error {
 	if s.c.cfg.Docs == nil || len(s.run.Only) > 0 {
 		return nil
 	}
-	origins, err := s.c.store.StaleHints(ctx, s.c.cfg.Now().Add(-s.c.cfg.HintsTTL))
+	origins, err := s.c.store.StaleHints(ctx, s.run.Start)
 	if err != nil {
 		return err
 	}

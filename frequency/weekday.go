@@ -31,7 +31,6 @@ func Observations(at []time.Time, changed []bool) []Observation {
 
 // Release-day detection thresholds; see [ReleaseDays].
 const (
-	dailyLook       = 26 * time.Hour // an observation at most this long pins a change to a day
 	minDailyLooks   = 14             // two weeks of daily fetches
 	minDailyChanges = 4
 	maxReleaseDays  = 3
@@ -42,7 +41,10 @@ const (
 // ReleaseDays returns the weekdays (bit d set for time.Weekday d) on which a page's changes are
 // first seen, or 0 when they do not cluster on at most three weekdays.
 //
-// Only observations of at most 26 hours (daily fetches) place a change on a day. With at least 14 of
+// Only observations between fetches on consecutive UTC days (daily fetches, whatever the start
+// window rotates) place a change on a day: two fetches on the same day say nothing about weekdays,
+// and runs repeated minutes apart (a test compressing a month into an hour) must not make every page
+// look released on today's weekday, and then never due again. With at least 14 of
 // them and 4 changes among them, a weekday is a release day when at least 2 fetches were made on it
 // and at least half of them saw a change; the page is quasi-deterministic when there are 1 to 3
 // release days and at least 80 % of the changes were seen on them.
@@ -54,7 +56,7 @@ func ReleaseDays(obs []Observation, current uint8) uint8 {
 	var seen, looks [7]int
 	daily, changes := 0, 0
 	for _, o := range obs {
-		if d := o.To.Sub(o.From); d <= 0 || d > dailyLook {
+		if !dailyLook(o) {
 			continue
 		}
 		wd := o.To.UTC().Weekday()
@@ -93,7 +95,7 @@ func ReleaseDays(obs []Observation, current uint8) uint8 {
 			if o.Changed {
 				onSeen++
 			}
-		case o.Changed && o.To.Sub(o.From) <= dailyLook:
+		case o.Changed && dailyLook(o):
 			return 0 // a change seen on another day, from a daily look: no longer quasi-deterministic
 		}
 	}
@@ -101,6 +103,15 @@ func ReleaseDays(obs []Observation, current uint8) uint8 {
 		return 0
 	}
 	return current
+}
+
+// dailyLook reports whether an observation runs from one UTC day to the next: it pins what it saw to
+// the day it ended on.
+func dailyLook(o Observation) bool {
+	from, to := o.From.UTC(), o.To.UTC()
+	y, m, d := from.Date()
+	next := time.Date(y, m, d+1, 0, 0, 0, 0, time.UTC)
+	return !to.Before(next) && to.Before(next.AddDate(0, 0, 1))
 }
 
 // ReleaseDue reports whether a page with the given release days, last fetched at last, is due at

@@ -19,6 +19,18 @@ func daily(n int, change func(day int, wd time.Weekday) bool) []frequency.Observ
 	return obs
 }
 
+// sameDay returns n fetches a minute apart, all on Tuesday 2026-11-03: a month of runs compressed
+// into an hour, as a test harness might run them.
+func sameDay(n int, change func(i int) bool) []frequency.Observation {
+	start := time.Date(2026, 11, 3, 3, 0, 0, 0, time.UTC)
+	var obs []frequency.Observation
+	for i := 1; i <= n; i++ {
+		to := start.Add(time.Duration(i) * time.Minute)
+		obs = append(obs, frequency.Observation{From: to.Add(-time.Minute), To: to, Changed: change(i)})
+	}
+	return obs
+}
+
 func TestReleaseDays(t *testing.T) {
 	tue := uint8(1 << time.Tuesday)
 	tests := []struct {
@@ -36,6 +48,7 @@ func TestReleaseDays(t *testing.T) {
 		{"too little history", daily(10, func(_ int, wd time.Weekday) bool { return wd == time.Tuesday }), 0, 0},
 		{"never changes", daily(28, func(int, time.Weekday) bool { return false }), 0, 0},
 		{"a Tuesday page with a stray change elsewhere", daily(35, func(d int, wd time.Weekday) bool { return wd == time.Tuesday || d == 3 }), 0, tue},
+		{"runs minutes apart on one day are no daily looks", sameDay(40, func(d int) bool { return d%2 == 0 }), 0, 0},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

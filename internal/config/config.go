@@ -257,7 +257,7 @@ var schema = []field{
 		doc: "Level given to external links that the URL filter admits (with the default filter, none are).",
 		ptr: func(c *Config) any { return &c.Links.ExternalLevel }},
 	{key: "hints.enabled", def: true,
-		doc: "Read the sitemaps robots.txt declares (or /sitemap.xml) and the feeds pages link, once a day per site: a lastmod newer than strata's last fetch makes a page due now, a trusted site's \"unchanged\" spares a fetch, and listed pages strata did not know join the crawl (Xu et al.).",
+		doc: "Read the sitemaps robots.txt declares (or /sitemap.xml) and the feeds pages link, once per run per site: a lastmod newer than strata's last fetch makes a page due now, a trusted site's \"unchanged\" spares a fetch, and listed pages strata did not know join the crawl (Xu et al.).",
 		ptr: func(c *Config) any { return &c.Hints.Enabled }},
 	{key: "change.min_distance", def: 0, min: 0, max: 64,
 		doc: "Simhash distance below which two versions count as the same; 0 compares their words exactly (numbers, dates and times always set aside). Measured: at 3, two in three one-sentence edits of a 3,000-word article go unnoticed.",
