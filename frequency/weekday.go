@@ -31,7 +31,7 @@ func Observations(at []time.Time, changed []bool) []Observation {
 
 // Release-day detection thresholds; see [ReleaseDays].
 const (
-	minDailyLooks   = 14             // two weeks of daily fetches
+	minDailyLooks   = 14 // two weeks of daily fetches
 	minDailyChanges = 4
 	maxReleaseDays  = 3
 	minDayShare     = 0.5 // of the fetches made on a release day that see a change
