@@ -443,7 +443,7 @@ func (db *DB) versionBefore(ctx context.Context, urlID, fetch int64) (Fetch, err
 type LinkOut struct {
 	ToURL             string
 	Title             string // the target's, when strata tracks it
-	ToID              int64 // 0 when strata does not track the target
+	ToID              int64  // 0 when strata does not track the target
 	Internal          bool
 	FirstRun, LastRun int64
 }
