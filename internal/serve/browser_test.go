@@ -101,7 +101,7 @@ func TestBrowser(t *testing.T) {
 	if !strings.Contains(diffText, "harbour bridge closes") || !strings.Contains(diffText, "tram line opens") {
 		t.Errorf("the diff shows %q", diffText)
 	}
-	if !strings.HasPrefix(title, "Diff of "+front) {
+	if !strings.HasPrefix(title, "Diff of News · "+front) {
 		t.Errorf("the diff page's title is %q", title)
 	}
 	path := filepath.Join(artefactDir(t), "serve-diff.png")

@@ -756,10 +756,10 @@ func (db *DB) URLEvents(ctx context.Context, urlID int64, limit int) ([]PageEven
 	return db.pageEvents(ctx, fmt.Sprintf("events of URL %d", urlID), `e.url_id = ? ORDER BY e.run_id DESC LIMIT ?`, urlID, limit)
 }
 
-// EventsAmong returns the events of the given URLs in run, by URL id: the site tree marks new and
-// gone pages with them.
-func (db *DB) EventsAmong(ctx context.Context, run int64, ids []int64) (map[int64]string, error) {
-	out := map[int64]string{}
+// EventsAmong returns the kinds of the events of the given URLs in run, by URL id: the site tree
+// marks new, gone and unlinked pages with them.
+func (db *DB) EventsAmong(ctx context.Context, run int64, ids []int64) (map[int64][]string, error) {
+	out := map[int64][]string{}
 	if len(ids) == 0 || run == 0 {
 		return out, nil
 	}
@@ -767,8 +767,8 @@ func (db *DB) EventsAmong(ctx context.Context, run int64, ids []int64) (map[int6
 	for _, id := range ids {
 		args = append(args, id)
 	}
-	rows, err := db.sql.QueryContext(ctx, `SELECT url_id, kind FROM page_events WHERE run_id = ? AND kind IN ('new', 'gone')
-		AND url_id IN (`+placeholders(len(ids))+`)`, args...)
+	rows, err := db.sql.QueryContext(ctx, `SELECT url_id, kind FROM page_events WHERE run_id = ?
+		AND url_id IN (`+placeholders(len(ids))+`) ORDER BY kind`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("events of run %d: %w", run, err)
 	}
@@ -779,7 +779,7 @@ func (db *DB) EventsAmong(ctx context.Context, run int64, ids []int64) (map[int6
 		if err := rows.Scan(&id, &kind); err != nil {
 			return nil, fmt.Errorf("events of run %d: %w", run, err)
 		}
-		out[id] = kind
+		out[id] = append(out[id], kind)
 	}
 	return out, rows.Err()
 }
@@ -926,4 +926,27 @@ func (db *DB) IndexCoverage(ctx context.Context) (upto, newest int64, err error)
 		return 0, 0, fmt.Errorf("text index coverage: %w", err)
 	}
 	return upto, newest, nil
+}
+
+// LastSummarizedRun returns the newest run whose page events are recorded, 0 if none.
+func (db *DB) LastSummarizedRun(ctx context.Context) (int64, error) {
+	var id int64
+	if err := db.sql.QueryRowContext(ctx, `SELECT coalesce(max(run_id), 0) FROM run_pages`).Scan(&id); err != nil {
+		return 0, fmt.Errorf("last summarised run: %w", err)
+	}
+	return id, nil
+}
+
+// OriginDomain returns the politeness domain of origin (scheme://host[:port]), "" when strata has
+// never contacted it.
+func (db *DB) OriginDomain(ctx context.Context, origin string) (string, error) {
+	var d string
+	err := db.sql.QueryRowContext(ctx, `SELECT domain FROM hosts WHERE origin = ?`, origin).Scan(&d)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("domain of %s: %w", origin, err)
+	}
+	return d, nil
 }
