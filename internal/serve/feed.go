@@ -189,10 +189,13 @@ func (s *Server) buildFeed(r *http.Request, fq feedQuery) (*atomFeed, error) {
 	for _, it := range items {
 		f.Entries = append(f.Entries, s.entry(ctx, base, it))
 	}
-	f.Updated = time.Unix(0, 0).UTC().Format(time.RFC3339)
-	if len(items) > 0 {
-		f.Updated = items[0].At.UTC().Format(time.RFC3339)
+	var updated time.Time
+	for _, it := range items {
+		if it.At.After(updated) {
+			updated = it.At
+		}
 	}
+	f.Updated = updated.UTC().Format(time.RFC3339)
 	return f, nil
 }
 
