@@ -873,7 +873,8 @@ var ErrBadQuery = errors.New("bad search query")
 
 // SearchText returns up to limit versions matching q, the best first (bm25, a title match weighing
 // five times a text match), ties by fetch id. Ranking reads every match, as any ranked search must;
-// each page after the first continues from the cursor.
+// each page after the first continues from the cursor. It ranks first and cuts snippets only for the
+// versions it returns: a snippet costs a pass over the version's text.
 func (db *DB) SearchText(ctx context.Context, q TextQuery) ([]TextHit, error) {
 	const score = `bm25(version_text, 5.0, 1.0)`
 	where := `version_text MATCH ?`
@@ -882,37 +883,68 @@ func (db *DB) SearchText(ctx context.Context, q TextQuery) ([]TextHit, error) {
 		where += ` AND (` + score + ` > ? OR (` + score + ` = ? AND v.rowid > ?))`
 		args = append(args, q.After.Score, q.After.Score, q.After.FetchID)
 	}
+	from := `version_text v`
 	if len(q.Hosts) > 0 {
+		from += ` JOIN urls u ON u.id = v.url_id`
 		where += ` AND u.host IN (` + placeholders(len(q.Hosts)) + `)`
 		for _, h := range q.Hosts {
 			args = append(args, h)
 		}
 	}
 	args = append(args, q.Limit)
-	rows, err := db.sql.QueryContext(ctx, `SELECT v.rowid, u.id, u.url, v.title, u.state, coalesce(f.run_id, 0), f.fetched_at,
-		NOT EXISTS (SELECT 1 FROM fetches n WHERE n.url_id = u.id AND n.id > v.rowid AND n.archive_path IS NOT NULL),
-		`+score+`, snippet(version_text, 1, '`+SnippetOpen+`', '`+SnippetClose+`', '…', 24)
-		FROM version_text v JOIN urls u ON u.id = v.url_id JOIN fetches f ON f.id = v.rowid
-		WHERE `+where+` ORDER BY `+score+`, v.rowid LIMIT ?`, args...)
+	op := fmt.Sprintf("search the text for %q", q.Match)
+	rows, err := db.sql.QueryContext(ctx, `SELECT v.rowid, `+score+` AS score FROM `+from+`
+		WHERE `+where+` ORDER BY score, v.rowid LIMIT ?`, args...)
 	if err != nil {
 		if strings.Contains(err.Error(), "fts5") || strings.Contains(err.Error(), "syntax error") {
-			return nil, fmt.Errorf("search the text for %q: %w: %v", q.Match, ErrBadQuery, err)
+			return nil, fmt.Errorf("%s: %w: %v", op, ErrBadQuery, err)
 		}
-		return nil, fmt.Errorf("search the text for %q: %w", q.Match, err)
+		return nil, fmt.Errorf("%s: %w", op, err)
 	}
-	defer rows.Close()
 	var out []TextHit
+	at := map[int64]int{}
 	for rows.Next() {
 		var h TextHit
-		var at sql.NullString
-		if err := rows.Scan(&h.FetchID, &h.URLID, &h.URL, &h.Title, &h.State, &h.RunID, &at, &h.Current, &h.Score, &h.Snippet); err != nil {
-			return nil, fmt.Errorf("search the text for %q: %w", q.Match, err)
+		if err := rows.Scan(&h.FetchID, &h.Score); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("%s: %w", op, err)
 		}
-		h.FetchedAt = parseTime(at)
+		at[h.FetchID] = len(out)
 		out = append(out, h)
 	}
+	rows.Close()
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("search the text for %q: %w", q.Match, err)
+		return nil, fmt.Errorf("%s: %w", op, err)
+	}
+	if len(out) == 0 {
+		return out, nil
+	}
+	args = []any{q.Match}
+	for _, h := range out {
+		args = append(args, h.FetchID)
+	}
+	rows, err = db.sql.QueryContext(ctx, `SELECT v.rowid, u.id, u.url, v.title, u.state, coalesce(f.run_id, 0), f.fetched_at,
+		NOT EXISTS (SELECT 1 FROM fetches n WHERE n.url_id = u.id AND n.id > v.rowid AND n.archive_path IS NOT NULL),
+		snippet(version_text, 1, '`+SnippetOpen+`', '`+SnippetClose+`', '…', 24)
+		FROM version_text v JOIN urls u ON u.id = v.url_id JOIN fetches f ON f.id = v.rowid
+		WHERE version_text MATCH ? AND v.rowid IN (`+placeholders(len(out))+`)`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", op, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var h TextHit
+		var when sql.NullString
+		if err := rows.Scan(&h.FetchID, &h.URLID, &h.URL, &h.Title, &h.State, &h.RunID, &when, &h.Current, &h.Snippet); err != nil {
+			return nil, fmt.Errorf("%s: %w", op, err)
+		}
+		h.FetchedAt = parseTime(when)
+		i := at[h.FetchID]
+		h.Score = out[i].Score
+		out[i] = h
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", op, err)
 	}
 	return out, nil
 }
