@@ -60,12 +60,27 @@ type Stats struct {
 	Elapsed  time.Duration
 }
 
-// Update indexes every stored version above the mark, then records the page events of every
-// finished run above the run mark. It stops between batches when ctx is done, returning ctx's
-// error; what it committed stays.
-func Update(ctx context.Context, db Store, arch Archive) (Stats, error) {
+// Update records the page events of every finished run above the run mark, then indexes every
+// stored version above the version mark. The events come first: they cost a few queries per run,
+// while a first backfill of a large archive may take long, and a caller that bounds the step with
+// a deadline still gets the events of its run. It stops between batches when ctx is done,
+// returning ctx's error; what it committed stays.
+func Update(ctx context.Context, db Store, arch Archive) (st Stats, err error) {
 	start := time.Now()
-	var st Stats
+	defer func() { st.Elapsed = time.Since(start) }()
+	runs, err := db.RunsToSummarize(ctx)
+	if err != nil {
+		return st, err
+	}
+	for _, r := range runs {
+		if err := ctx.Err(); err != nil {
+			return st, err
+		}
+		if err := db.SummarizeRun(ctx, r); err != nil {
+			return st, err
+		}
+		st.Runs++
+	}
 	state, err := db.TextIndexState(ctx)
 	if err != nil {
 		return st, err
@@ -101,20 +116,6 @@ func Update(ctx context.Context, db Store, arch Archive) (Stats, error) {
 		st.Versions += len(docs)
 		after = upto
 	}
-	runs, err := db.RunsToSummarize(ctx)
-	if err != nil {
-		return st, err
-	}
-	for _, r := range runs {
-		if err := ctx.Err(); err != nil {
-			return st, err
-		}
-		if err := db.SummarizeRun(ctx, r); err != nil {
-			return st, err
-		}
-		st.Runs++
-	}
-	st.Elapsed = time.Since(start)
 	return st, nil
 }
 

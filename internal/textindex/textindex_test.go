@@ -263,3 +263,31 @@ func sameSet(a, b []string) bool {
 	}
 	return true
 }
+
+// cancelling stops the step after it summarised the runs, as a deadline in the run path does.
+type cancelling struct {
+	*store.DB
+	cancel context.CancelFunc
+}
+
+func (c *cancelling) SummarizeRun(ctx context.Context, run int64) error {
+	err := c.DB.SummarizeRun(ctx, run)
+	c.cancel()
+	return err
+}
+
+func TestUpdateRecordsEventsBeforeText(t *testing.T) {
+	w := newWeb(t)
+	w.run(page{url: home, title: "Home", text: "hello\n", status: 200})
+	ctx, cancel := context.WithCancel(t.Context())
+	st, err := textindex.Update(ctx, &cancelling{DB: w.db, cancel: cancel}, w.arch)
+	if !errors.Is(err, context.Canceled) || st.Runs != 1 || st.Versions != 0 {
+		t.Fatalf("a step stopped after the events: %+v, %v; want 1 run, no version, context.Canceled", st, err)
+	}
+	if c, err := w.db.RunPageCounts(t.Context(), []int64{1}); err != nil || c[1].New != 1 {
+		t.Errorf("run 1 counts %+v, %v; want its new page", c, err)
+	}
+	if st, err := textindex.Update(t.Context(), w.db, w.arch); err != nil || st.Versions != 1 || st.Runs != 0 {
+		t.Errorf("the next step: %+v, %v; want the version and no run again", st, err)
+	}
+}
