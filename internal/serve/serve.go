@@ -1,6 +1,7 @@
 // Package serve is strata's read-only web window onto the database and the archive: server-rendered
 // pages of the runs, the sites and their path trees, each page's history with its versions and
-// diffs, the changes of a run, and URL search.
+// diffs, what happened to pages in a run (changed, new, gone, no longer linked), full-text and URL
+// search, and Atom feeds of the changes.
 //
 // It reads and never writes: the database is opened with store.OpenReadOnly and the archive only
 // read, so it runs beside a crawl. Archived pages are untrusted. Their text is shown escaped by

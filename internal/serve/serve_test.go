@@ -319,3 +319,54 @@ func TestOnlyGet(t *testing.T) {
 		}
 	}
 }
+
+func TestFeed(t *testing.T) {
+	f := newFixture(t)
+	tests := []struct {
+		name   string
+		path   string
+		status int
+		want   []string
+		reject []string
+	}{
+		{"all", "/feed.atom", 200, []string{`<feed xmlns="http://www.w3.org/2005/Atom">`, "<title>Changed: News</title>",
+			"<updated>2026-11-23T", `href="http://127.0.0.1:8377/page/1/diff?to=`}, nil},
+		{"a site's new and gone pages", "/feed.atom?site=news.example&kind=new,gone", 200, []string{"<title>Gone: Story</title>",
+			"<title>New: Release release.0.7</title>", `<category term="new">`}, []string{"Changed:", "Blog"}},
+		{"another site", "/feed.atom?site=blog.example", 200, []string{"<title>New: Blog</title>"}, []string{"news.example/"}},
+		{"big changes only", "/feed.atom?kind=changed&min=50", 200, []string{"many/p005", "many/p006"}, []string{"Changed: News<", "many/p004"}},
+		{"one page", fmt.Sprintf("/feed.atom?page=%d", f.ids[front]), 200, []string{"<title>strata: https://news.example/</title>",
+			"<title>Changed: News</title>", "<title>New: News</title>",
+			// the entry quotes the lines that changed, as plain text
+			"- Headline: the tram line opens.&#xA;+ Headline: the harbour bridge closes."}, []string{"many/"}},
+		{"hostile title", fmt.Sprintf("/feed.atom?page=%d", f.ids[evil]), 200, []string{"&lt;script&gt;"}, []string{"<script"}},
+		{"unknown page", "/feed.atom?page=999999", 404, nil, nil},
+		{"bad kind", "/feed.atom?kind=frob", 400, []string{"kind must be"}, nil},
+		{"bad min", "/feed.atom?min=200", 400, nil, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rec := f.get(t, tt.path)
+			body := rec.Body.String()
+			if rec.Code != tt.status {
+				t.Fatalf("GET %s: %d, want %d\n%s", tt.path, rec.Code, tt.status, body)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(body, w) {
+					t.Errorf("GET %s lacks %q\n%s", tt.path, w, body)
+				}
+			}
+			for _, r := range tt.reject {
+				if strings.Contains(body, r) {
+					t.Errorf("GET %s has %q", tt.path, r)
+				}
+			}
+			if csp := rec.Header().Get("Content-Security-Policy"); !strings.Contains(csp, "default-src 'none'") || strings.Contains(csp, "script") {
+				t.Errorf("GET %s: Content-Security-Policy %q", tt.path, csp)
+			}
+			if tt.status == 200 && rec.Header().Get("Content-Type") != "application/atom+xml; charset=utf-8" {
+				t.Errorf("GET %s: Content-Type %q", tt.path, rec.Header().Get("Content-Type"))
+			}
+		})
+	}
+}
