@@ -80,7 +80,9 @@ type style struct {
 }
 
 // baselines are the reference policies (a perfect or a full crawl), drawn thin and dashed.
-func baseline(name string) bool { return name == "oracle" || name == "optimal-true" || name == "everything" }
+func baseline(name string) bool {
+	return name == "oracle" || name == "optimal-true" || name == "everything"
+}
 
 func policyStyles(ps []PolicyResult) []style {
 	out := make([]style, len(ps))
