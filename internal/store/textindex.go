@@ -155,13 +155,15 @@ func (db *DB) SummarizeRun(ctx context.Context, run int64) error {
 			ORDER BY g.id DESC LIMIT 1)
 		GROUP BY f.url_id`,
 		// Links on the previous version of a page that got a new version in the run and are not on
-		// it, to pages no link seen in the run leads to any more.
+		// it, to pages that no page links to any more: no current version of any page (its links
+		// with the page's latest last_run, whether it was read in this run or before) has them.
 		`INSERT OR IGNORE INTO page_events (run_id, kind, url_id)
 		SELECT DISTINCT ?1, 'unlinked', l.to_id FROM fetches f JOIN links l ON l.from_id = f.url_id
 		WHERE f.run_id = ?1 AND f.archive_path IS NOT NULL AND l.to_id IS NOT NULL AND l.internal = 1
 		AND l.last_run < ?1
 		AND l.last_run = (SELECT max(m.last_run) FROM links m WHERE m.from_id = f.url_id AND m.last_run < ?1)
-		AND NOT EXISTS (SELECT 1 FROM links k WHERE k.to_id = l.to_id AND k.last_run >= ?1)`,
+		AND NOT EXISTS (SELECT 1 FROM links k WHERE k.to_id = l.to_id
+			AND k.last_run = (SELECT max(m.last_run) FROM links m WHERE m.from_id = k.from_id))`,
 		`INSERT INTO run_pages (run_id, new, gone, unlinked, not_found) VALUES (?1,
 			(SELECT count(*) FROM page_events WHERE run_id = ?1 AND kind = 'new'),
 			(SELECT count(*) FROM page_events WHERE run_id = ?1 AND kind = 'gone'),

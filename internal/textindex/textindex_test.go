@@ -188,6 +188,17 @@ func TestUpdateIndexesEveryVersionOnce(t *testing.T) {
 			t.Errorf("%s pages of run 2: %+v, %v; want %s", kind, evs, err, want)
 		}
 	}
+
+	// Runs 3 and 4: the about page loses the link from home, but news, which was not read in run 4, still
+	// links to it from its current version: it is not unlinked.
+	w.run(page{url: news, title: "News", text: "The harbour bridge closes. About us.\n", status: 200, links: []string{about}})
+	w.run(page{url: home, title: "Home page", text: "Welcome, third time.\n", status: 200, links: []string{news}})
+	if _, err := textindex.Update(ctx, w.db, w.arch); err != nil {
+		t.Fatal(err)
+	}
+	if evs, err := w.db.PageEvents(ctx, store.EventQuery{Run: 4, Kind: "unlinked", Limit: 10}); err != nil || len(evs) != 0 {
+		t.Errorf("unlinked pages of run 4: %+v, %v; want none (news still links to about)", evs, err)
+	}
 }
 
 // failing fails IndexTexts after a number of successful calls, as a full disk or a kill would.
@@ -225,6 +236,28 @@ func TestUpdateResumesAfterAFailure(t *testing.T) {
 		if got := w.search(fmt.Sprintf(`"number%d"`, i)); len(got) != 1 {
 			t.Errorf("page %d found %d times, want once: %v", i, len(got), got)
 		}
+	}
+	// The keyset walks every match once, whatever the ties in score.
+	seen := map[int64]bool{}
+	q := store.TextQuery{Match: `"text"`, Limit: 100}
+	for pages := 0; ; pages++ {
+		hits, err := w.db.SearchText(t.Context(), q)
+		if err != nil || pages > n {
+			t.Fatalf("page %d of the search: %v", pages, err)
+		}
+		for _, h := range hits {
+			if seen[h.FetchID] {
+				t.Fatalf("version %d listed twice", h.FetchID)
+			}
+			seen[h.FetchID] = true
+		}
+		if len(hits) < q.Limit {
+			break
+		}
+		q.After = &hits[len(hits)-1]
+	}
+	if len(seen) != n {
+		t.Errorf("the search walked %d versions, want %d", len(seen), n)
 	}
 }
 
