@@ -146,7 +146,7 @@ sends more than one request every 10 seconds to any site.`,
 	root.CompletionOptions.DisableDefaultCmd = true
 	root.AddCommand(newVersionCmd(a), newConfigCmd(a), newSeedCmd(a), newStatusCmd(a), newCrawlCmd(a), newFilterCmd(a),
 		newHistoryCmd(a), newShowCmd(a), newDiffCmd(a), newExportCmd(a), newPruneCmd(a),
-		newRunCmd(a), newRecalcCmd(a), newLinksCmd(a), newExplainCmd(a), newDemoCmd(a), newTrapsCmd(a), newFetchCmd(a), newPlanCmd(a), newServeCmd(a),
+		newRunCmd(a), newRecalcCmd(a), newLinksCmd(a), newExplainCmd(a), newDemoCmd(a), newTrapsCmd(a), newFetchCmd(a), newPlanCmd(a), newServeCmd(a), newIndexCmd(a),
 		newSimulateCmd(a))
 	return root
 }

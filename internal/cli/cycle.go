@@ -64,7 +64,7 @@ func (a *app) cycle(ctx context.Context, cron bool, only []store.NewURL) error {
 		res.run.RecalcTime, res.run.LinksTime = rs.Elapsed, ls.Elapsed
 		fmt.Fprintln(a.stdout, summarizeLater(rs, ls))
 	}
-	return s.finish(ctx, res, cerr)
+	return s.afterRun(ctx, res.run.ID, s.finish(ctx, res, cerr)) // the text index and the notification hooks
 }
 
 func summarizeLater(rs *crawler.RecalcStats, ls *crawler.LinkStats) string {

@@ -124,8 +124,12 @@ func TestServe(t *testing.T) {
 	if m == nil || !strings.Contains(changes, s.URL("/")) {
 		t.Fatalf("the changes of run 2 do not list the front page:\n%s", changes)
 	}
-	if diff := get(m[1] + "/diff"); !strings.Contains(diff, "<del>first story</del>") || !strings.Contains(diff, "<ins>second story</ins>") {
+	if diff := get(m[1] + "/diff"); !strings.Contains(diff, `<del class="w">first</del> story`) || !strings.Contains(diff, `<ins class="w">second</ins> story`) {
 		t.Errorf("diff of the front page:\n%s", diff)
+	}
+	// strata run filled the text index: the words of the current version are found, with a snippet
+	if search := get("/search?q=second+story"); !strings.Contains(search, "<mark>second</mark> <mark>story</mark>") {
+		t.Errorf("full-text search after strata run:\n%s", search)
 	}
 	page := get(m[1])
 	for _, want := range []string{"after its next crawl, fr_max becomes", "fr / fr_max", s.URL("/a")} {

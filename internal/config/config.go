@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"net/url"
 	"os"
 	"path/filepath"
 	"sort"
@@ -111,6 +112,12 @@ type Config struct {
 	Log struct {
 		Level  string
 		Format string
+	}
+	Notify struct {
+		Webhook string        // http(s) URL that gets a JSON summary of each run by POST; "" = none
+		Command string        // executable run with the same JSON on standard input; "" = none
+		Timeout time.Duration // each hook's limit
+		When    string        // "changes" (a run that changed, added or lost a page) or "always"
 	}
 
 	// Filter decides which URLs strata crawls: the [filter] table compiled, or filter.Default().
@@ -271,6 +278,18 @@ var schema = []field{
 	{key: "schedule.start_window", def: time.Duration(0), min: 0, max: 24 * 3600,
 		doc: "With --cron, wait an offset inside this window that changes daily, so sites never see strata at one fixed time. 0s = off.",
 		ptr: func(c *Config) any { return &c.Schedule.StartWindow }},
+	{key: "notify.webhook", def: "",
+		doc: `After each run, POST a JSON summary of it (counts, and its changed, new and gone pages) to this http:// or https:// URL; no redirect is followed and no proxy used: strata contacts nothing else. "" = none.`,
+		ptr: func(c *Config) any { return &c.Notify.Webhook }},
+	{key: "notify.command", def: "",
+		doc: `After each run, run this executable (no shell, no arguments; relative to the configuration file's directory) with the same JSON on standard input and STRATA_RUN, STRATA_CHANGED, STRATA_NEW and STRATA_GONE in its environment. "" = none.`,
+		ptr: func(c *Config) any { return &c.Notify.Command }},
+	{key: "notify.timeout", def: 10 * time.Second, min: 1, max: 300,
+		doc: "How long each hook may take; past it the request is abandoned or the command killed. A failing or slow hook is logged and never fails the run.",
+		ptr: func(c *Config) any { return &c.Notify.Timeout }},
+	{key: "notify.when", def: "changes", enum: []string{"changes", "always"},
+		doc: `"changes": only after a run in which a page changed, appeared or went; "always": after every run.`,
+		ptr: func(c *Config) any { return &c.Notify.When }},
 	{key: "log.level", def: "info", enum: []string{"debug", "info", "warn", "error"},
 		doc: "Least severe log level written to standard error.",
 		ptr: func(c *Config) any { return &c.Log.Level }},
@@ -402,6 +421,9 @@ func Load(opts Options) (*Config, error) {
 		return nil, fmt.Errorf("%w: %s: hybrid.slow (%d) must be at least hybrid.normal (%d)", ErrInvalid,
 			describe(cfg, "hybrid.slow"), cfg.Hybrid.Slow, cfg.Hybrid.Normal)
 	}
+	if err := checkNotify(cfg); err != nil {
+		return nil, err
+	}
 	cfg.Filter = filter.Default()
 	if file != "" && v.InConfig(filterKey) {
 		f, err := filter.FromConfig(v.Get(filterKey), filterKey)
@@ -412,6 +434,21 @@ func Load(opts Options) (*Config, error) {
 		cfg.sources[filterKey] = "file"
 	}
 	return cfg, nil
+}
+
+// checkNotify validates the hooks: a webhook must be an absolute http(s) URL, and a relative command
+// resolves against the configuration's directory.
+func checkNotify(cfg *Config) error {
+	if w := cfg.Notify.Webhook; w != "" {
+		u, err := url.Parse(w)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return fmt.Errorf("%w: %s: notify.webhook: %q is not an http:// or https:// URL", ErrInvalid, describe(cfg, "notify.webhook"), w)
+		}
+	}
+	if c := cfg.Notify.Command; c != "" && !filepath.IsAbs(c) {
+		cfg.Notify.Command = filepath.Join(cfg.Dir, c)
+	}
+	return nil
 }
 
 func describe(c *Config, key string) string {

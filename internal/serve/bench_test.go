@@ -154,7 +154,7 @@ func BenchmarkHandlers(b *testing.B) {
 		{"diff/line", fmt.Sprintf("/page/%d/diff", page)},
 		{"diff/word", fmt.Sprintf("/page/%d/diff?mode=word", page)},
 		{"search/prefix", "/search?q=https://h0003.example.org/section/7/"},
-		{"search/substring", "/search?q=page-12345.html"},
+		{"search/substring", "/search?q=page-12345.html&in=urls"},
 	}
 	for _, p := range paths {
 		b.Run(p.name, func(b *testing.B) {

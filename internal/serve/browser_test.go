@@ -101,7 +101,7 @@ func TestBrowser(t *testing.T) {
 	if !strings.Contains(diffText, "harbour bridge closes") || !strings.Contains(diffText, "tram line opens") {
 		t.Errorf("the diff shows %q", diffText)
 	}
-	if !strings.HasPrefix(title, "Diff of "+front) {
+	if !strings.HasPrefix(title, "Diff of News · "+front) {
 		t.Errorf("the diff page's title is %q", title)
 	}
 	path := filepath.Join(artefactDir(t), "serve-diff.png")
@@ -149,5 +149,101 @@ func TestBrowser(t *testing.T) {
 	if rawTitle != hostileTitle {
 		// the document did load: its title is its <title> element's text, script-free as it is
 		t.Errorf("raw view title %q, want the archived page's own %q", rawTitle, hostileTitle)
+	}
+
+	views(t, bctx, ts.URL, f)
+}
+
+// views opens every view in the browser, wide and narrow: each must show its main element, run no
+// script of its own (the policy forbids it, so a script would log a violation), and fit a narrow
+// window without scrolling sideways. It saves a screenshot of each, for docs/.
+func views(t *testing.T, bctx context.Context, base string, f *fixture) {
+	type viewCase struct {
+		name, path, sel string
+		narrow          bool // also at phone width
+	}
+	cases := []viewCase{
+		{"runs", "/", "#runs", true},
+		{"changes", "/changes?run=3", "#changes", true},
+		{"changes-new", "/changes?run=3&kind=new", "#events", false},
+		{"changes-gone", "/changes?run=3&kind=gone", "#events", false},
+		{"sites", "/sites", "#sites", false},
+		{"site", "/sites/news.example", "#origins", false},
+		{"tree", "/tree?p=https://news.example/docs/", "#tree", true},
+		{"page", fmt.Sprintf("/page/%d", f.ids[front]), "#fetch-list", true},
+		{"page-gone", fmt.Sprintf("/page/%d", f.ids[story]), "#fetch-list", false},
+		{"text", fmt.Sprintf("/page/%d/text", f.ids[front]), "#text", false},
+		{"diff", fmt.Sprintf("/page/%d/diff", f.ids[long]), "#diff", true},
+		{"diff-word", fmt.Sprintf("/page/%d/diff?mode=word", f.ids[long]), "#diff", false},
+		{"links", fmt.Sprintf("/page/%d/links?dir=out", f.ids[front]), "main table", false},
+		{"search", "/search?q=release+notes", "#results", true},
+		{"search-urls", "/search?q=many&in=urls", "#hits", false},
+	}
+	dir := artefactDir(t)
+	for _, c := range cases {
+		for _, width := range []int64{1200, 390} {
+			if width < 1000 && !c.narrow {
+				continue
+			}
+			name := c.name
+			if width < 1000 {
+				name += "-narrow"
+			}
+			err := chromedp.Do(bctx,
+				chromedp.EmulateViewport(width, 900),
+				chromedp.Navigate(base+c.path),
+				chromedp.WaitVisible(chromedp.CSS(c.sel)),
+			)
+			if err != nil {
+				t.Errorf("view %s (%s): %v", name, c.path, err)
+				continue
+			}
+			crumbs, err := chromedp.Run(bctx, chromedp.Evaluate[int](`document.querySelectorAll("nav.crumbs li").length`))
+			if err != nil || crumbs == 0 {
+				t.Errorf("view %s: %d breadcrumbs, %v", name, crumbs, err)
+			}
+			scripts, err := chromedp.Run(bctx, chromedp.Evaluate[int](`document.scripts.length`))
+			if err != nil || scripts != 0 {
+				t.Errorf("view %s: %d scripts, %v", name, scripts, err)
+			}
+			if width < 1000 {
+				// the page itself must not scroll sideways; wide tables scroll inside their own box
+				over, err := chromedp.Run(bctx, chromedp.Evaluate[int](`document.documentElement.scrollWidth - window.innerWidth`))
+				if err != nil || over > 0 {
+					t.Errorf("view %s at %d px is %d px too wide (%v)", name, width, over, err)
+				}
+			}
+			shot, err := chromedp.Run(bctx, chromedp.CaptureScreenshot())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, "serve-"+name+".png"), shot, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+
+	// A folded stretch of a diff opens without script: <details> is the browser's own.
+	err := chromedp.Do(bctx,
+		chromedp.EmulateViewport(1200, 900),
+		chromedp.Navigate(fmt.Sprintf("%s/page/%d/diff", base, f.ids[long])),
+		chromedp.WaitVisible(chromedp.CSS("details.fold summary")),
+		chromedp.Click(chromedp.CSS("details.fold summary")),
+	)
+	if err != nil {
+		t.Fatalf("opening a fold: %v", err)
+	}
+	open, err := chromedp.Run(bctx, chromedp.Evaluate[bool](`document.querySelector("details.fold").open`))
+	if err != nil || !open {
+		t.Errorf("the fold did not open: %v", err)
+	}
+
+	// The Atom feed opens as XML (Chromium shows its tree), with its entries.
+	if err := chromedp.Do(bctx, chromedp.Navigate(base+"/feed.atom?site=news.example&kind=gone,new")); err != nil {
+		t.Fatalf("opening the feed: %v", err)
+	}
+	text, err := chromedp.Run(bctx, chromedp.Evaluate[string](`document.documentElement.textContent`))
+	if err != nil || !strings.Contains(text, "Gone: Story") || !strings.Contains(text, "New: Release release.0.7") {
+		t.Errorf("the feed shows %q (%v)", text, err)
 	}
 }

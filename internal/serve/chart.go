@@ -3,6 +3,8 @@ package serve
 import (
 	"fmt"
 	"math"
+	"slices"
+	"time"
 )
 
 // Chart is a stacked bar chart, laid out here and drawn as inline SVG by the chart template, so
@@ -13,8 +15,16 @@ type Chart struct {
 	Plot          Rect // the plotting area inside the axes
 	Bars          []Bar
 	Ticks         []Tick
+	XTicks        []XTick // dates under the bars, thinned so that they never overlap
 	Legend        []Series
 	Empty         bool
+}
+
+// XTick is a label under one bar.
+type XTick struct {
+	X     float64 // the bar's centre
+	Y     float64 // the baseline of the label
+	Label string
 }
 
 // Rect is an area of the chart.
@@ -25,6 +35,7 @@ type Bar struct {
 	Href  string // where a click leads; "" for none
 	Title string // the tooltip
 	Segs  []Seg
+	Skip  *Rect // a run without a fetch: a short hatched mark on the axis
 }
 
 // Seg is one series' part of a bar.
@@ -50,6 +61,8 @@ type Column struct {
 	Values []float64 // one per series, stacked in series order
 	Href   string
 	Title  string
+	Date   time.Time // under the bar, when the chart has a date axis; zero: none
+	Skip   bool      // nothing happened in this column (a run that skipped the page or site): marked as such
 }
 
 // Chart geometry, in SVG user units; the SVG scales to the page width.
@@ -57,7 +70,8 @@ const (
 	chartLeft   = 44 // room for the tick labels
 	chartRight  = 6
 	chartTop    = 8
-	chartBottom = 6
+	chartBottom = 20 // room for the date labels
+	labelWidth  = 72 // the room one date label needs, with a gap
 )
 
 // StackedBars lays out cols as stacked bars over series, scaled so the tallest stack fits; yMax > 0
@@ -75,9 +89,12 @@ func StackedBars(label string, width, height int, series []Series, cols []Column
 			top = math.Max(top, sum)
 		}
 	}
-	if len(cols) == 0 || top <= 0 {
+	if len(cols) == 0 {
 		c.Empty = true
 		return c
+	}
+	if top <= 0 {
+		top = 1 // nothing to stack, but the columns (skips, dates) still say something
 	}
 	if yMax <= 0 {
 		top = niceCeil(top)
@@ -99,9 +116,56 @@ func StackedBars(label string, width, height int, series []Series, cols []Column
 			b.Segs = append(b.Segs, Seg{Rect: Rect{X: round2(c.Plot.X + float64(i)*step + gap/2), Y: round2(y),
 				W: round2(step - gap), H: round2(h)}, Class: series[s].Class})
 		}
+		if col.Skip {
+			b.Skip = &Rect{X: round2(c.Plot.X + float64(i)*step + gap/2), Y: round2(c.Plot.Y + c.Plot.H - 3), W: round2(step - gap), H: 3}
+		}
 		c.Bars = append(c.Bars, b)
 	}
+	c.XTicks = dateTicks(cols, c.Plot, step)
 	return c
+}
+
+// dateTicks labels the bars with their dates, as many as fit without overlapping: every k-th bar,
+// counted from the newest (the right), whose label is what a reader looks for first. A label shows
+// the day, and the time too when two labelled columns fall on the same day.
+func dateTicks(cols []Column, plot Rect, step float64) []XTick {
+	n := len(cols)
+	if n == 0 || cols[n-1].Date.IsZero() {
+		return nil
+	}
+	every := int(math.Ceil(labelWidth / step))
+	every = max(every, 1)
+	sameDay := false
+	for i := n - 1; i-every >= 0; i -= every {
+		a, b := cols[i].Date.UTC(), cols[i-every].Date.UTC()
+		if a.Year() == b.Year() && a.YearDay() == b.YearDay() {
+			sameDay = true
+		}
+	}
+	layout := "2006-01-02"
+	if sameDay {
+		layout = "01-02 15:04"
+	}
+	var ticks []XTick
+	for i := n - 1; i >= 0; i -= every {
+		if cols[i].Date.IsZero() {
+			continue
+		}
+		x := plot.X + (float64(i)+0.5)*step
+		// keep the label inside the chart: centred, unless that would cut it at the left edge
+		x = math.Max(x, plot.X+labelWidth/2-4)
+		ticks = append(ticks, XTick{X: round2(x), Y: plot.Y + plot.H + 14, Label: cols[i].Date.UTC().Format(layout)})
+	}
+	slices.Reverse(ticks)
+	// two labels may still touch after the left-edge shift: drop the older one
+	for i := 0; i+1 < len(ticks); {
+		if ticks[i+1].X-ticks[i].X < labelWidth-4 {
+			ticks = slices.Delete(ticks, i, i+1)
+			continue
+		}
+		i++
+	}
+	return ticks
 }
 
 // niceCeil rounds v up to 1, 2 or 5 times a power of ten, so the axis reads well.

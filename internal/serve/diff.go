@@ -21,8 +21,12 @@ const (
 type Line struct {
 	Op           Op
 	OldNo, NewNo int    // 1-based line numbers; 0 where the line has none (for Gap: of its first line)
-	Text         string // without its newline; empty for Gap
+	Text         string // without its newline; for Gap, the lines it folds, newline-separated
 	Skipped      int    // for Gap: how many unchanged lines it stands for
+	// Words marks the words that changed inside a changed line that has a counterpart on the other
+	// side: Same and Del spans for a deleted line, Same and Ins spans for an inserted one. Nil when
+	// the line has none or the two lines have too little in common for it to help.
+	Words []Span
 }
 
 // contextLines is how many unchanged lines a line diff keeps around each change, as diff -u does.
@@ -49,7 +53,56 @@ func LineDiff(older, newer string) []Line {
 		}
 	}
 	same(len(a))
+	markWords(rows)
 	return fold(rows)
+}
+
+// minCommon is the share of a changed line's characters that must be unchanged in its counterpart
+// for the changed words to be marked: below it the lines are simply different, and marking nearly
+// every word would only add noise.
+const minCommon = 0.3
+
+// markWords pairs each block of deleted lines with the inserted lines that follow it, line by line,
+// and marks the words that changed between the two lines of each pair.
+func markWords(rows []Line) {
+	for k := 0; k < len(rows); {
+		if rows[k].Op != Del {
+			k++
+			continue
+		}
+		d0 := k
+		for k < len(rows) && rows[k].Op == Del {
+			k++
+		}
+		i0 := k
+		for k < len(rows) && rows[k].Op == Ins {
+			k++
+		}
+		for p := 0; p < min(i0-d0, k-i0); p++ {
+			del, ins := &rows[d0+p], &rows[i0+p]
+			spans, ok := WordDiff(del.Text, ins.Text)
+			if !ok {
+				continue
+			}
+			common := 0
+			for _, sp := range spans {
+				if sp.Op == Same {
+					common += len(sp.Text)
+				}
+			}
+			if float64(common) < minCommon*float64(max(len(del.Text), len(ins.Text))) {
+				continue
+			}
+			for _, sp := range spans {
+				if sp.Op != Ins {
+					del.Words = append(del.Words, sp)
+				}
+				if sp.Op != Del {
+					ins.Words = append(ins.Words, sp)
+				}
+			}
+		}
+	}
 }
 
 // fold replaces runs of unchanged lines further than contextLines from any change by one Gap.
@@ -71,10 +124,13 @@ func fold(rows []Line) []Line {
 			continue
 		}
 		start := k
+		var hidden []string
 		for k < len(rows) && !near[k] && rows[k].Op == Same {
+			hidden = append(hidden, rows[k].Text)
 			k++
 		}
-		out = append(out, Line{Op: Gap, Skipped: k - start, OldNo: rows[start].OldNo, NewNo: rows[start].NewNo})
+		out = append(out, Line{Op: Gap, Skipped: k - start, OldNo: rows[start].OldNo, NewNo: rows[start].NewNo,
+			Text: strings.Join(hidden, "\n")})
 	}
 	return out
 }
@@ -151,4 +207,44 @@ func WordDiff(older, newer string) (spans []Span, ok bool) {
 	same(a[i:])
 	flush()
 	return spans, true
+}
+
+// foldLines is how many lines an unchanged stretch of a word diff may have before its middle is
+// folded; foldKeep lines stay on each side of the fold.
+const (
+	foldLines = 12
+	foldKeep  = 3
+)
+
+// FoldSpans folds the middle of every long unchanged span of a word diff into a Gap span holding
+// the folded text, keeping foldKeep lines next to each change (and none before the first change or
+// after the last).
+func FoldSpans(spans []Span) []Span {
+	var out []Span
+	for k, sp := range spans {
+		if sp.Op != Same || strings.Count(sp.Text, "\n") < foldLines {
+			out = append(out, sp)
+			continue
+		}
+		lines := strings.SplitAfter(sp.Text, "\n")
+		head, tail := foldKeep, foldKeep
+		if k == 0 {
+			head = 0
+		}
+		if k == len(spans)-1 {
+			tail = 0
+		}
+		if len(lines)-head-tail < 2 {
+			out = append(out, sp)
+			continue
+		}
+		if head > 0 {
+			out = append(out, Span{Op: Same, Text: strings.Join(lines[:head], "")})
+		}
+		out = append(out, Span{Op: Gap, Text: strings.Join(lines[head:len(lines)-tail], "")})
+		if tail > 0 {
+			out = append(out, Span{Op: Same, Text: strings.Join(lines[len(lines)-tail:], "")})
+		}
+	}
+	return out
 }

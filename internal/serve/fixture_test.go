@@ -15,6 +15,7 @@ import (
 	"github.com/strata-crawler/strata/archive"
 	"github.com/strata-crawler/strata/internal/serve"
 	"github.com/strata-crawler/strata/internal/store"
+	"github.com/strata-crawler/strata/internal/textindex"
 )
 
 // Hostile content in the fixture: a title and a page body that try to run script in strata's
@@ -46,7 +47,27 @@ const (
 	evil  = "https://news.example/evil"
 	docs  = "https://news.example/docs/"
 	other = "https://blog.example/"
+	// release notes whose natural order differs from their byte order
+	rel7  = "https://news.example/docs/release.0.7"
+	rel10 = "https://news.example/docs/release.0.10"
+	rel9  = "https://news.example/docs/release.0.9"
+	long  = "https://news.example/docs/long"
 )
+
+// longTexts are two versions of a long page that differ in one word of one line, in the middle:
+// its diff folds the unchanged stretches around the change.
+var longTexts = func() [2]string {
+	var a, b strings.Builder
+	for i := range 80 {
+		line := fmt.Sprintf("Paragraph %d of the handbook says nothing new.\n", i)
+		a.WriteString(line)
+		if i == 40 {
+			line = fmt.Sprintf("Paragraph %d of the handbook says something new.\n", i)
+		}
+		b.WriteString(line)
+	}
+	return [2]string{a.String(), b.String()}
+}()
 
 // texts of the front page in runs 1, 2 and 3.
 var frontTexts = []string{
@@ -123,6 +144,10 @@ func buildFixture(t testing.TB, dir string) *fixture {
 		{URL: docs, Host: "news.example", FrMax: 1, ParentID: f.ids[front], RootID: f.ids[front]},
 		{URL: hostileURL, Host: "news.example", FrMax: 1, ParentID: f.ids[front], RootID: f.ids[front]},
 		{URL: jsURL, Host: "news.example", FrMax: 1, ParentID: f.ids[front], RootID: f.ids[front]},
+		{URL: rel10, Host: "news.example", FrMax: 1, ParentID: f.ids[front], RootID: f.ids[front]},
+		{URL: rel7, Host: "news.example", FrMax: 1, ParentID: f.ids[front], RootID: f.ids[front]},
+		{URL: rel9, Host: "news.example", FrMax: 1, ParentID: f.ids[front], RootID: f.ids[front]},
+		{URL: long, Host: "news.example", FrMax: 1, ParentID: f.ids[front], RootID: f.ids[front]},
 	}
 	for i := range 120 {
 		kids = append(kids, store.NewURL{URL: fmt.Sprintf("https://news.example/many/p%03d", i), Host: "news.example", FrMax: 1})
@@ -145,14 +170,18 @@ func buildFixture(t testing.TB, dir string) *fixture {
 		must(err)
 		f.runs = append(f.runs, id)
 		r := store.Run{ID: id, Status: "completed"}
+		status := 200
 		record := func(u, text, body, title string, changed bool, magnitude float64) {
 			t.Helper()
 			clock = clock.Add(time.Second)
-			rec := store.FetchRecord{URLID: f.ids[u], RunID: id, FetchedAt: clock, Status: 200, Size: int64(len(body)),
+			rec := store.FetchRecord{URLID: f.ids[u], RunID: id, FetchedAt: clock, Status: status, Size: int64(len(body)),
 				ContentType: "text/html", Changed: changed, Magnitude: magnitude, NextFr: 1,
 				Origin: "https://news.example", Domain: "news.example"}
 			if strings.HasPrefix(u, other) {
 				rec.Origin, rec.Domain = "https://blog.example", "blog.example"
+			}
+			if status == 404 {
+				rec.Error, rec.State = "HTTP 404", "gone"
 			}
 			if text != "" || changed {
 				rec.ContentHash = fmt.Sprintf("%x-%d", len(text), run)
@@ -166,6 +195,7 @@ func buildFixture(t testing.TB, dir string) *fixture {
 			fid := lastFetch(t, w, f.ids[u])
 			f.fetches[u] = append(f.fetches[u], fid)
 			r.Fetched++
+			status = 200
 			if changed {
 				r.Changed++
 			} else {
@@ -175,14 +205,24 @@ func buildFixture(t testing.TB, dir string) *fixture {
 		switch run {
 		case 1:
 			record(front, frontTexts[0], "<p>front 1</p>", "News", false, -1)
+			must(w.SaveLinks(ctx, f.ids[front], id, []store.Link{{ToURL: story, Internal: true}, {ToURL: jsURL, Internal: false},
+				{ToURL: "https://elsewhere.example/x", Internal: false}}))
 			record(story, "Story one.\n", "<p>story</p>", "Story", false, -1)
 			record(evil, "evil page\n", hostileBody, hostileTitle, false, -1)
 			record(other, "Blog\n", "<p>blog</p>", "Blog", false, -1)
+			record(long, longTexts[0], "<p>long</p>", "Handbook", false, -1)
 		case 2:
 			record(front, "", "", "", false, 0) // unchanged: no files
 			record(story, "Story one, updated.\n", "<p>story 2</p>", "Story", true, 0.3)
+			record(long, longTexts[1], "<p>long 2</p>", "Handbook", true, 0.02)
 		case 3:
 			record(front, frontTexts[2], "<p>front 3</p>", "News", true, 0.4)
+			for _, u := range []string{rel10, rel7, rel9} {
+				record(u, "Release notes of "+u+"\n", "<p>release</p>", "Release "+u[len(docs):], false, -1)
+			}
+			status = 404
+			record(story, "", "", "", false, -1) // the story is gone
+			must(w.SaveLinks(ctx, f.ids[front], id, []store.Link{{ToURL: jsURL, Internal: false}, {ToURL: "https://elsewhere.example/x", Internal: false}}))
 			for i := range 60 {
 				u := fmt.Sprintf("https://news.example/many/p%03d", i)
 				// magnitudes repeat so that the keyset must break ties by fetch id
@@ -193,10 +233,12 @@ func buildFixture(t testing.TB, dir string) *fixture {
 		must(w.FinishRun(ctx, r))
 		must(w.SaveRunDomains(ctx, id, []store.RunDomain{{Domain: "news.example", Fetched: r.Fetched, Changed: r.Changed}}))
 	}
-	must(w.SaveLinks(ctx, f.ids[front], f.runs[0], []store.Link{{ToURL: story, Internal: true}, {ToURL: jsURL, Internal: false},
-		{ToURL: "https://elsewhere.example/x", Internal: false}}))
 	must(w.RecordTrap(ctx, store.TrapEvent{RunID: f.runs[2], At: clock, Domain: "news.example", Kind: "pattern",
 		Pattern: `/calendar/<script>`, Detail: "30 URLs"}))
+	// the index step that follows every run
+	if _, err := textindex.Update(ctx, w, arch); err != nil {
+		t.Fatal(err)
+	}
 	must(w.Close())
 
 	f.db, err = store.OpenReadOnly(ctx, dbPath)

@@ -21,7 +21,9 @@ const versionsListed = 200
 // PageHead is what every view of one page shows at its top.
 type PageHead struct {
 	Info     *store.URLInfo
+	Title    string        // of its newest indexed version
 	Versions []store.Fetch // stored versions, the newest first
+	Tab      string        // the view of the page shown: overview, text, html, diff or links
 }
 
 func (s *Server) loadPage(ctx context.Context, r *http.Request) (*PageHead, error) {
@@ -40,6 +42,11 @@ func (s *Server) loadPage(ctx context.Context, r *http.Request) (*PageHead, erro
 	if h.Versions, err = s.opts.DB.StoredVersions(ctx, id, versionsListed); err != nil {
 		return nil, err
 	}
+	marks, err := s.opts.DB.PageMarks(ctx, []int64{id})
+	if err != nil {
+		return nil, err
+	}
+	h.Title = marks[id].Title
 	return h, nil
 }
 
@@ -65,9 +72,10 @@ func (s *Server) version(ctx context.Context, r *http.Request, h *PageHead, name
 
 type pageData struct {
 	*PageHead
-	Rate       string // the change rate in words
-	Observed   string // how many of the recent fetches found a change
-	First      int64  // the page's first stored version, 0 if not among those listed
+	Events     []store.PageEvent // new, gone, unlinked, the newest first
+	Rate       string            // the change rate in words
+	Observed   string            // how many of the recent fetches found a change
+	First      int64             // the page's first stored version, 0 if not among those listed
 	Timeline   Chart
 	Fetches    []store.Fetch
 	NextFetch  string
@@ -79,7 +87,11 @@ type pageData struct {
 	ExplainErr string
 }
 
-var timelineSeries = []Series{{"changed (height: share of text)", "s-changed"}, {"unchanged", "s-same"}, {"no usable answer", "s-error"}}
+var timelineSeries = []Series{{"changed (height: share of text)", "s-changed"}, {"unchanged or 304", "s-same"},
+	{"404 or 410", "s-404"}, {"no usable answer", "s-error"}, {"not fetched in the run", "s-skip"}}
+
+// timelineRuns is how many runs a page's timeline spans.
+const timelineRuns = 60
 
 func (s *Server) pageView(r *http.Request) (*view, error) {
 	ctx := r.Context()
@@ -105,8 +117,19 @@ func (s *Server) pageView(r *http.Request) (*view, error) {
 			return nil, err
 		}
 	}
-	d.Timeline = timeline(h.Info.ID, recent)
+	runs, err := s.opts.DB.Runs(ctx, 0, timelineRuns)
+	if err != nil {
+		return nil, err
+	}
+	window, err := s.opts.DB.Fetches(ctx, h.Info.ID, 0, 4*timelineRuns)
+	if err != nil {
+		return nil, err
+	}
+	d.Timeline = timeline(h.Info.ID, runs, window, len(window) < 4*timelineRuns)
 	d.Observed = observed(recent)
+	if d.Events, err = s.opts.DB.URLEvents(ctx, h.Info.ID, 20); err != nil {
+		return nil, err
+	}
 	if n := len(h.Versions); n > 0 && n < versionsListed {
 		d.First = h.Versions[n-1].ID
 	}
@@ -127,7 +150,32 @@ func (s *Server) pageView(r *http.Request) (*view, error) {
 			d.ExplainErr = err.Error()
 		}
 	}
-	return &view{Template: "page", Title: h.Info.URL, Nav: "page", Data: d}, nil
+	h.Tab = "overview"
+	return &view{Template: "page", Title: pageTitle(h), Nav: "page", Data: d, Crumbs: s.pageCrumbs(ctx, h, ""),
+		Feed: fmt.Sprintf("/feed.atom?page=%d", h.Info.ID)}, nil
+}
+
+// pageTitle is the browser title of a page's views: its own title and its URL.
+func pageTitle(h *PageHead) string {
+	if h.Title != "" {
+		return h.Title + " · " + h.Info.URL
+	}
+	return h.Info.URL
+}
+
+// pageCrumbs are the breadcrumbs of a page's view: its place in its site, then the view's name.
+func (s *Server) pageCrumbs(ctx context.Context, h *PageHead, tab string) []Crumb {
+	cs := s.withSite(ctx, h.Info.URL, urlCrumbs(h.Info.URL, true))
+	if tab == "" {
+		return cs
+	}
+	last := &cs[len(cs)-1]
+	if last.Href == "" {
+		last.Href = fmt.Sprintf("/page/%d", h.Info.ID)
+	} else {
+		cs = append(cs, Crumb{"page", fmt.Sprintf("/page/%d", h.Info.ID)})
+	}
+	return append(cs, Crumb{tab, ""})
 }
 
 func trim[T any](xs []T, n int) ([]T, bool) {
@@ -137,12 +185,35 @@ func trim[T any](xs []T, n int) ([]T, bool) {
 	return xs, false
 }
 
-// timeline draws a page's recent fetches, oldest on the left: a changed fetch as a bar as high as
-// the share of its text that changed, the others as low bars.
-func timeline(urlID int64, newestFirst []store.Fetch) Chart {
-	cols := make([]Column, len(newestFirst))
-	for i, f := range newestFirst {
-		c := Column{Values: make([]float64, 3), Title: fmt.Sprintf("run %d, %s: %s", f.RunID, fmtTime(f.FetchedAt), outcome(f))}
+// timeline draws a page's history across the last runs, oldest on the left, one column per run
+// with its date: a changed fetch as a bar as high as the share of its text that changed, the other
+// answers as low bars (404s in their own colour), and a run that did not fetch the page as a hatched
+// mark, so that the runs it skipped show. complete says newestFirst holds every fetch of the page
+// (so runs before its first fetch are left out rather than marked skipped).
+func timeline(urlID int64, runsNewestFirst []store.Run, newestFirst []store.Fetch, complete bool) Chart {
+	byRun := map[int64]store.Fetch{}
+	first := int64(0)
+	for _, f := range newestFirst {
+		if _, ok := byRun[f.RunID]; !ok || f.Changed {
+			byRun[f.RunID] = f // a run with a changed fetch shows it
+		}
+		first = f.RunID
+	}
+	var cols []Column
+	for i := len(runsNewestFirst) - 1; i >= 0; i-- {
+		run := runsNewestFirst[i]
+		if complete && (first == 0 || run.ID < first) {
+			continue
+		}
+		f, ok := byRun[run.ID]
+		c := Column{Values: make([]float64, 4), Date: run.StartedAt}
+		if !ok {
+			c.Skip = true
+			c.Title = fmt.Sprintf("run %d, %s: not fetched (not due, or skipped with its hub)", run.ID, fmtTime(run.StartedAt))
+			cols = append(cols, c)
+			continue
+		}
+		c.Title = fmt.Sprintf("run %d, %s: %s", f.RunID, fmtTime(f.FetchedAt), outcome(f))
 		switch {
 		case f.Changed:
 			c.Values[0] = 1
@@ -150,17 +221,19 @@ func timeline(urlID int64, newestFirst []store.Fetch) Chart {
 				c.Values[0] = max(f.Magnitude, 0.04)
 			}
 			c.Href = fmt.Sprintf("/page/%d/diff?to=%d", urlID, f.ID)
+		case f.Status == 404 || f.Status == 410:
+			c.Values[2] = 0.08
 		case f.Status == 0 || f.Error != "" && f.Status != 200 && !f.NotModified:
-			c.Values[2] = 0.04
+			c.Values[3] = 0.08
 		default:
 			c.Values[1] = 0.04
 		}
 		if f.Path != "" && !f.Changed {
 			c.Href = fmt.Sprintf("/page/%d/text?v=%d", urlID, f.ID)
 		}
-		cols[len(cols)-1-i] = c
+		cols = append(cols, c)
 	}
-	return StackedBars("share of the text that changed at each fetch, oldest first", 760, 110, timelineSeries, cols, 1, percent)
+	return StackedBars("the page in each run, oldest first: the share of its text that changed", 760, 130, timelineSeries, cols, 1, percent)
 }
 
 // observed says how many of a page's recent fetches found a change, and how many versions they
@@ -254,7 +327,12 @@ func (s *Server) links(r *http.Request) (*view, error) {
 			d.Next = fmt.Sprintf("/page/%d/links?dir=in&after=%d", h.Info.ID, d.Ins[len(d.Ins)-1].FromID)
 		}
 	}
-	return &view{Template: "links", Title: "Links of " + h.Info.URL, Nav: "page", Data: d}, nil
+	h.Tab = "links"
+	name := "links out"
+	if !d.Out {
+		name = "links in"
+	}
+	return &view{Template: "links", Title: "Links of " + pageTitle(h), Nav: "page", Data: d, Crumbs: s.pageCrumbs(ctx, h, name)}, nil
 }
 
 type textData struct {
@@ -323,7 +401,9 @@ func (s *Server) text(r *http.Request) (*view, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &view{Template: "text", Title: "Text of " + d.Info.URL, Nav: "page", Data: d}, nil
+	d.Tab = "text"
+	return &view{Template: "text", Title: "Text of " + pageTitle(d.PageHead), Nav: "page", Data: d,
+		Crumbs: s.pageCrumbs(r.Context(), d.PageHead, "text")}, nil
 }
 
 func (s *Server) htmlView(r *http.Request) (*view, error) {
@@ -331,7 +411,9 @@ func (s *Server) htmlView(r *http.Request) (*view, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &view{Template: "text", Title: "HTML of " + d.Info.URL, Nav: "page", Data: d}, nil
+	d.Tab = "html"
+	return &view{Template: "text", Title: "HTML of " + pageTitle(d.PageHead), Nav: "page", Data: d,
+		Crumbs: s.pageCrumbs(r.Context(), d.PageHead, "html")}, nil
 }
 
 type diffData struct {
@@ -358,7 +440,8 @@ func (s *Server) diff(r *http.Request) (*view, error) {
 	if d.Mode != "word" {
 		d.Mode = "line"
 	}
-	v := &view{Template: "diff", Title: "Diff of " + h.Info.URL, Nav: "page", Data: d}
+	h.Tab = "diff"
+	v := &view{Template: "diff", Title: "Diff of " + pageTitle(h), Nav: "page", Data: d, Crumbs: s.pageCrumbs(ctx, h, "diff")}
 	if len(h.Versions) < 2 && q.Get("from") == "" {
 		d.OnlyOne = true
 		return v, nil
@@ -400,6 +483,7 @@ func (s *Server) diff(r *http.Request) (*view, error) {
 		if d.Spans, ok = WordDiff(texts[0], texts[1]); !ok {
 			d.TooLong, d.Mode = true, "line"
 		}
+		d.Spans = FoldSpans(d.Spans)
 	}
 	return v, nil
 }

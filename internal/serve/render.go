@@ -23,6 +23,14 @@ var funcs = template.FuncMap{
 	"opname":   func(o Op) string { return [...]string{"same", "del", "ins", "gap"}[o] },
 	"robots":   robotsStatus,
 	"httpcode": httpStatus,
+	"plink":    func(id int64, title, url string) pageLink { return pageLink{id, title, url} },
+	"lines":    func(s string) int { return strings.Count(strings.TrimSuffix(s, "\n"), "\n") + 1 },
+}
+
+// pageLink is what the pagelink template shows of a page in a list: its title, and its URL.
+type pageLink struct {
+	ID         int64
+	Title, URL string
 }
 
 func (s *Server) parseTemplates() error {

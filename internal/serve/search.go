@@ -1,10 +1,12 @@
 package serve
 
 import (
+	"errors"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/strata-crawler/strata/internal/store"
 )
@@ -15,19 +17,40 @@ const searchWindow = 200000
 
 type searchData struct {
 	Q      string
+	In     string // text or urls
+	Site   string
 	Prefix bool // the query is a URL prefix, answered from the url index
 	Hits   []store.URLHit
+	Text   []textHit
 	Next   string
 	Done   bool // the search has examined every URL
 	From   int64
+	// Coverage of the text index: Indexed of Stored; Behind when the newest versions are not in it.
+	Behind bool
 }
 
-// search finds URLs by substring, or by prefix when the query starts with a scheme.
+// textHit is a version found by the full-text search, its snippet cut into plain and matched parts
+// so that the template escapes all of it.
+type textHit struct {
+	store.TextHit
+	Parts []snippetPart
+}
+
+type snippetPart struct {
+	Text  string
+	Match bool
+}
+
+// search finds versions by their text (the default), or URLs by substring, or by prefix when the
+// query starts with a scheme.
 func (s *Server) search(r *http.Request) (*view, error) {
 	ctx := r.Context()
 	q := r.URL.Query()
-	d := searchData{Q: strings.TrimSpace(q.Get("q"))}
-	v := &view{Template: "search", Title: "Search", Nav: "search", Data: &d}
+	d := searchData{Q: strings.TrimSpace(q.Get("q")), In: q.Get("in"), Site: strings.TrimSpace(q.Get("site"))}
+	if d.In != "urls" {
+		d.In = "text"
+	}
+	v := &view{Template: "search", Title: "Search", Nav: "search", Data: &d, Crumbs: []Crumb{{"Search", ""}}}
 	if d.Q == "" {
 		return v, nil
 	}
@@ -36,7 +59,7 @@ func (s *Server) search(r *http.Request) (*view, error) {
 	}
 	v.Title = "Search: " + d.Q
 	if strings.HasPrefix(d.Q, "http://") || strings.HasPrefix(d.Q, "https://") {
-		d.Prefix = true
+		d.Prefix, d.In = true, "urls"
 		hits, err := s.opts.DB.URLsWithPrefix(ctx, d.Q, q.Get("after"), hitsPerPage+1)
 		if err != nil {
 			return nil, err
@@ -47,6 +70,9 @@ func (s *Server) search(r *http.Request) (*view, error) {
 		}
 		d.Done = !more
 		return v, nil
+	}
+	if d.In == "text" {
+		return v, s.searchText(r, &d)
 	}
 	after, err := intQuery(r, "from")
 	if err != nil {
@@ -59,9 +85,180 @@ func (s *Server) search(r *http.Request) (*view, error) {
 	}
 	d.Hits = hits
 	if next > 0 {
-		d.Next = "/search?" + url.Values{"q": {d.Q}, "from": {strconv.FormatInt(next, 10)}}.Encode()
+		d.Next = "/search?" + url.Values{"q": {d.Q}, "in": {"urls"}, "from": {strconv.FormatInt(next, 10)}}.Encode()
 	} else {
 		d.Done = true
 	}
 	return v, nil
+}
+
+func (s *Server) searchText(r *http.Request, d *searchData) error {
+	ctx := r.Context()
+	match, err := ftsQuery(d.Q)
+	if err != nil {
+		return err
+	}
+	tq := store.TextQuery{Match: match, Limit: hitsPerPage + 1}
+	if d.Site != "" {
+		if tq.Hosts, err = s.siteHosts(r, d.Site); err != nil {
+			return err
+		}
+	}
+	if a := r.URL.Query().Get("after"); a != "" {
+		score, id, ok := strings.Cut(a, ":")
+		sc, err1 := strconv.ParseFloat(score, 64)
+		n, err2 := strconv.ParseInt(id, 10, 64)
+		if !ok || err1 != nil || err2 != nil {
+			return badRequestf("after must be score:fetch, got %q", a)
+		}
+		tq.After = &store.TextHit{Score: sc, FetchID: n}
+	}
+	hits, err := s.opts.DB.SearchText(ctx, tq)
+	if errors.Is(err, store.ErrBadQuery) {
+		return badRequestf("strata cannot search for %q: put words or \"quoted phrases\", OR between alternatives, -word to leave one out", d.Q)
+	}
+	if err != nil {
+		return err
+	}
+	hits, more := trim(hits, hitsPerPage)
+	for _, h := range hits {
+		d.Text = append(d.Text, textHit{TextHit: h, Parts: snippetParts(h.Snippet)})
+	}
+	if more {
+		last := hits[len(hits)-1]
+		next := url.Values{"q": {d.Q}, "after": {strconv.FormatFloat(last.Score, 'g', -1, 64) + ":" + strconv.FormatInt(last.FetchID, 10)}}
+		if d.Site != "" {
+			next.Set("site", d.Site)
+		}
+		d.Next = "/search?" + next.Encode()
+	}
+	d.Done = !more
+	upto, newest, err := s.opts.DB.IndexCoverage(ctx)
+	if err != nil {
+		return err
+	}
+	d.Behind = upto < newest
+	return nil
+}
+
+// siteHosts returns the host[:port]s of a politeness domain, and the text typed as a host too.
+func (s *Server) siteHosts(r *http.Request, site string) ([]string, error) {
+	origins, err := s.opts.DB.DomainOrigins(r.Context(), site)
+	if err != nil {
+		return nil, err
+	}
+	hosts := []string{site}
+	for _, o := range origins {
+		hosts = append(hosts, o.Host)
+	}
+	return hosts, nil
+}
+
+// ftsQuery turns what a person types into an FTS5 query that cannot be a syntax error: words and
+// "quoted phrases" must all match, OR between two of them makes either do, -word leaves out the
+// versions with it, and word* matches words starting with word. Every term is quoted, so FTS5's
+// own operators and punctuation in the text are only words.
+func ftsQuery(in string) (string, error) {
+	var pos, neg []string
+	orNext := false
+	for _, t := range splitTerms(in) {
+		if t.text == "OR" && !t.quoted {
+			orNext = len(pos) > 0
+			continue
+		}
+		neg1 := !t.quoted && strings.HasPrefix(t.text, "-") && len(t.text) > 1
+		word := t.text
+		if neg1 {
+			word = word[1:]
+		}
+		prefix := !t.quoted && strings.HasSuffix(word, "*") && len(word) > 1
+		if prefix {
+			word = strings.TrimRight(word, "*")
+		}
+		if !strings.ContainsFunc(word, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsNumber(r) }) {
+			continue // nothing the index holds
+		}
+		term := `"` + strings.ReplaceAll(word, `"`, `""`) + `"`
+		if prefix {
+			term += "*"
+		}
+		switch {
+		case neg1:
+			neg = append(neg, term)
+		case orNext:
+			pos[len(pos)-1] = pos[len(pos)-1] + " OR " + term
+		default:
+			pos = append(pos, term)
+		}
+		orNext = false
+	}
+	if len(pos) == 0 {
+		return "", badRequestf("the search %q has no word to look for", in)
+	}
+	var b strings.Builder
+	for i, p := range pos {
+		if i > 0 {
+			b.WriteString(" AND ")
+		}
+		b.WriteString("(" + p + ")")
+	}
+	for _, n := range neg {
+		b.WriteString(" NOT " + n)
+	}
+	return b.String(), nil
+}
+
+type term struct {
+	text   string
+	quoted bool
+}
+
+// splitTerms splits a query into white-space separated words and "quoted phrases".
+func splitTerms(s string) []term {
+	var out []term
+	for {
+		s = strings.TrimLeftFunc(s, unicode.IsSpace)
+		if s == "" {
+			return out
+		}
+		if s[0] == '"' {
+			end := strings.IndexByte(s[1:], '"')
+			if end < 0 {
+				out = append(out, term{s[1:], true})
+				return out
+			}
+			out = append(out, term{s[1 : 1+end], true})
+			s = s[2+end:]
+			continue
+		}
+		end := strings.IndexFunc(s, unicode.IsSpace)
+		if end < 0 {
+			end = len(s)
+		}
+		out = append(out, term{s[:end], false})
+		s = s[end:]
+	}
+}
+
+// snippetParts cuts a snippet at the store's match marks.
+func snippetParts(s string) []snippetPart {
+	var out []snippetPart
+	for s != "" {
+		i := strings.Index(s, store.SnippetOpen)
+		if i < 0 {
+			out = append(out, snippetPart{Text: s})
+			break
+		}
+		if i > 0 {
+			out = append(out, snippetPart{Text: s[:i]})
+		}
+		s = s[i+len(store.SnippetOpen):]
+		j := strings.Index(s, store.SnippetClose)
+		if j < 0 {
+			j = len(s)
+		}
+		out = append(out, snippetPart{Text: s[:j], Match: true})
+		s = strings.TrimPrefix(s[j:], store.SnippetClose)
+	}
+	return out
 }

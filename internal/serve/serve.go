@@ -1,6 +1,7 @@
 // Package serve is strata's read-only web window onto the database and the archive: server-rendered
 // pages of the runs, the sites and their path trees, each page's history with its versions and
-// diffs, the changes of a run, and URL search.
+// diffs, what happened to pages in a run (changed, new, gone, no longer linked), full-text and URL
+// search, and Atom feeds of the changes.
 //
 // It reads and never writes: the database is opened with store.OpenReadOnly and the archive only
 // read, so it runs beside a crawl. Archived pages are untrusted. Their text is shown escaped by
@@ -21,6 +22,8 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -113,6 +116,7 @@ func New(o Options) (*Server, error) {
 	s.mux.Handle("GET /page/{id}/html", s.page(s.htmlView))
 	s.mux.Handle("GET /page/{id}/diff", s.page(s.diff))
 	s.mux.HandleFunc("GET /raw/{fetch}", s.raw)
+	s.mux.HandleFunc("GET /feed.atom", s.feed)
 	s.mux.Handle("GET /", s.page(func(*http.Request) (*view, error) { return nil, errNotFound }))
 	return s, nil
 }
@@ -204,7 +208,59 @@ type view struct {
 	Template string // the page template
 	Title    string
 	Nav      string // the section highlighted in the navigation
+	Crumbs   []Crumb
+	Feed     string // the Atom feed of what the view shows, "" if none
 	Data     any
+}
+
+// Crumb is one step of the breadcrumbs above a view; the last has no link.
+type Crumb struct{ Name, Href string }
+
+// urlCrumbs are the breadcrumbs of a URL's place in its site: Sites, the site, each directory, and
+// the page itself when page is set (without a link: it is the view). Handlers that know the
+// politeness domain put it in with siteCrumb.
+func urlCrumbs(u string, page bool) []Crumb {
+	cs := []Crumb{{"Sites", "/sites"}}
+	pu, err := url.Parse(u)
+	if err != nil || pu.Host == "" {
+		return cs
+	}
+	origin := pu.Scheme + "://" + pu.Host + "/"
+	if !strings.HasPrefix(u, origin) {
+		return cs
+	}
+	cs = append(cs, Crumb{origin, "/tree?p=" + url.QueryEscape(origin)})
+	rest := u[len(origin):]
+	acc := origin
+	for {
+		i := strings.IndexByte(rest, '/')
+		if i < 0 {
+			break
+		}
+		acc += rest[:i+1]
+		cs = append(cs, Crumb{rest[:i+1], "/tree?p=" + url.QueryEscape(acc)})
+		rest = rest[i+1:]
+	}
+	if page && rest != "" {
+		cs = append(cs, Crumb{rest, ""}) // the view itself
+	}
+	if !page {
+		cs[len(cs)-1].Href = ""
+	}
+	return cs
+}
+
+// withSite puts the politeness domain of u's origin after "Sites" in cs, when strata knows it.
+func (s *Server) withSite(ctx context.Context, u string, cs []Crumb) []Crumb {
+	pu, err := url.Parse(u)
+	if err != nil || len(cs) < 2 {
+		return cs
+	}
+	d, err := s.opts.DB.OriginDomain(ctx, pu.Scheme+"://"+pu.Host)
+	if err != nil || d == "" {
+		return cs
+	}
+	return slices.Insert(cs, 1, Crumb{d, "/sites/" + url.PathEscape(d)})
 }
 
 // page adapts a handler that returns a view or an error to http.Handler, with strata's headers.

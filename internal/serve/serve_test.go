@@ -47,17 +47,53 @@ func TestPages(t *testing.T) {
 		{"text of another page's version", fmt.Sprintf("/page/%d/text?v=%d", id(front), f.fetches[story][0]), 404, nil, nil},
 		{"text of a fetch that stored nothing", fmt.Sprintf("/page/%d/text?v=%d", id(front), f.fetches[front][1]), 404, nil, nil},
 		{"text of a page never stored", fmt.Sprintf("/page/%d/text", id(docs)), 404, nil, nil},
-		{"diff", fmt.Sprintf("/page/%d/diff", id(front)), 200, []string{"<del>Headline: the tram line opens.</del>",
-			"<ins>Headline: the harbour bridge closes.</ins>", "<ins>A new line at the end.</ins>", "1 lines removed, 2 added"}, nil},
+		{"diff", fmt.Sprintf("/page/%d/diff", id(front)), 200, []string{
+			// the words that changed inside a changed line are marked; a line with no counterpart is marked whole
+			`<td class="code">Headline: the <del class="w">tram line opens</del>.</td>`,
+			`<td class="code">Headline: the <ins class="w">harbour bridge closes</ins>.</td>`,
+			"<ins>A new line at the end.</ins>", "1 lines removed, 2 added"}, nil},
+		{"diff folds", fmt.Sprintf("/page/%d/diff", id(long)), 200, []string{
+			`<summary>… 37 unchanged lines (from line 1)</summary>`, `<summary>… 36 unchanged lines (from line 45)</summary>`,
+			`says <del class="w">nothing</del> new.`}, nil},
+		{"word diff folds", fmt.Sprintf("/page/%d/diff?mode=word", id(long)), 200, []string{
+			`<details class="fold"><summary>… 38 unchanged lines</summary>Paragraph 0 of`, "<del>nothing</del><ins>something</ins>"}, nil},
 		{"word diff", fmt.Sprintf("/page/%d/diff?mode=word", id(front)), 200, []string{"<del>tram line opens</del>", "<ins>harbour bridge closes</ins>"}, nil},
 		{"diff of the first version", fmt.Sprintf("/page/%d/diff?to=%d", id(front), f.fetches[front][0]), 200, []string{"nothing to compare"}, nil},
 		{"diff of one version", fmt.Sprintf("/page/%d/diff", id(evil)), 200, []string{"nothing to compare"}, nil},
 		{"diff bad id", fmt.Sprintf("/page/%d/diff?from=-3", id(front)), 400, nil, nil},
 		{"links out", fmt.Sprintf("/page/%d/links?dir=out", id(front)), 200, []string{"elsewhere.example", "external"}, nil},
 		{"links in", fmt.Sprintf("/page/%d/links?dir=in", id(story)), 200, []string{front}, nil},
-		{"search substring", "/search?q=MANY/p11", 200, []string{"many/p110", "many/p119"}, []string{"many/p109"}},
+		{"search substring", "/search?q=MANY/p11&in=urls", 200, []string{"many/p110", "many/p119"}, []string{"many/p109"}},
 		{"search prefix", "/search?q=https://news.example/docs", 200, []string{docs}, []string{story}},
-		{"search nothing", "/search?q=zzz", 200, []string{"No URL contains"}, nil},
+		{"search nothing", "/search?q=zzz&in=urls", 200, []string{"No URL contains"}, nil},
+		{"search text", "/search?q=harbour", 200, []string{`<a href="/page/1/text?v=`, "News</a>", "current version",
+			"the <mark>harbour</mark> bridge"}, []string{"tram"}},
+		{"search text, an older version", "/search?q=tram+line", 200, []string{"an older version", "the <mark>tram</mark> <mark>line</mark> opens"}, nil},
+		{"search text by title", "/search?q=handbook", 200, []string{"Handbook</a>"}, nil},
+		{"search text, folded accents and case", "/search?q=RELEASE+NOTES+-0.9", 200, []string{"release.0.7", "release.0.10"}, []string{"release.0.9<"}},
+		{"search text, nothing", "/search?q=zebra", 200, []string{"No stored version contains"}, nil},
+		{"search text, only a negation", "/search?q=-zebra", 400, []string{"no word to look for"}, nil},
+		{"search text, FTS syntax is only words", "/search?q=%22a%22+AND+NEAR(b", 200, nil, nil},
+		{"search text, one site", "/search?q=blog&site=blog.example", 200, []string{"Blog</a>"}, nil},
+		{"search text, another site", "/search?q=blog&site=news.example", 200, []string{"No stored version contains"}, nil},
+		{"changes: new pages", "/changes?run=3&kind=new", 200, []string{`id="events"`, "Release release.0.7", rel10}, []string{long}},
+		{"changes: gone pages", "/changes?run=3&kind=gone", 200, []string{story, "Story</a>", `<span class="badge gone">gone</span>`}, nil},
+		{"changes: unlinked pages", "/changes?run=3&kind=unlinked", 200, []string{story}, []string{jsURL}},
+		{"changes: kind counts", "/changes?run=3", 200, []string{"new <span class=\"count\">3</span>", "gone (404 or 410) <span class=\"count\">1</span>"}, nil},
+		{"changes: bad kind", "/changes?kind=frob", 400, []string{"kind must be"}, nil},
+		{"runs: 404s and new pages", "/runs", 200, []string{`<a class="nf" href="/changes?run=3&amp;kind=gone">1</a>`,
+			`<a href="/changes?run=1&amp;kind=new">5</a>`, `class="tick date"`, ">2026-11-21<", ">2026-11-23<"}, nil},
+		{"tree: natural order, titles, marks", "/tree?p=https://news.example/docs/", 200, []string{"Handbook",
+			`release.0.7</a> <span class="title">Release release.0.7</span> <span class="badge new">new</span>`}, nil},
+		{"tree: gone marked", "/tree?p=https://news.example/", 200, []string{
+			`story</a> <span class="title">Story</span> <span class="badge gone">gone</span> <span class="badge gone">gone</span> <span class="badge unlinked">no longer linked</span>`}, nil},
+		{"page: timeline with dates and skipped runs", fmt.Sprintf("/page/%d", id(long)), 200, []string{`class="tick date"`,
+			`not fetched (not due, or skipped with its hub)`, `<rect class="s-skip"`}, nil},
+		{"page: a gone page", fmt.Sprintf("/page/%d", id(story)), 200, []string{`<span class="badge gone">gone</span>`, "s-404",
+			`<span class="badge gone">404</span>`, `href="/changes?run=3&amp;kind=gone">run 3</a>`}, nil},
+		{"site: timeline", "/sites/news.example", 200, []string{`class="tick date"`, "answered 404 or 410", `href="/feed.atom?site=news.example"`}, nil},
+		{"breadcrumbs of a page", fmt.Sprintf("/page/%d/text", id(rel7)), 200, []string{`<li><a href="/sites">Sites</a></li><li><a href="/sites/news.example">news.example</a></li>`,
+			`<a href="/tree?p=https%3A%2F%2Fnews.example%2Fdocs%2F">docs/</a>`, fmt.Sprintf(`<a href="/page/%d">release.0.7</a>`, id(rel7)), `<span aria-current="page">text</span>`}, nil},
 		{"not found", "/no/such/page", 404, nil, nil},
 	}
 	for _, tt := range tests {
@@ -113,8 +149,11 @@ func TestHostileContentIsEscaped(t *testing.T) {
 		fmt.Sprintf("/page/%d", f.ids[jsURL]),
 		fmt.Sprintf("/page/%d", f.ids[front]), // links to jsURL
 		"/tree?p=https://news.example/",
+		"/search?q=script&in=urls",
 		"/search?q=script",
+		"/search?q=evil",
 		"/sites/news.example",
+		"/changes?run=1&kind=new",
 	}
 	for _, p := range pages {
 		rec := f.get(t, p)
@@ -127,7 +166,7 @@ func TestHostileContentIsEscaped(t *testing.T) {
 	if !strings.Contains(text, html.EscapeString(hostileTitle)) && !strings.Contains(text, "&lt;script&gt;alert(&#34;title&#34;)&lt;/script&gt;") {
 		t.Errorf("the hostile title is not shown escaped:\n%s", text)
 	}
-	search := f.get(t, "/search?q=script").Body.String()
+	search := f.get(t, "/search?q=script&in=urls").Body.String()
 	if !strings.Contains(search, "&lt;script&gt;alert(1)&lt;/script&gt;") {
 		t.Errorf("the hostile URL is not listed escaped:\n%s", search)
 	}
@@ -172,7 +211,15 @@ func TestRawViewIsSandboxed(t *testing.T) {
 func TestPagination(t *testing.T) {
 	f := newFixture(t)
 	t.Run("changes", func(t *testing.T) {
-		urls := follow(t, f, "/changes?run=3", `<td class="url"><a href="/page/\d+">([^<]+)</a>`, `<a href="(/changes\?[^"]+)">More changes`)
+		ids := follow(t, f, "/changes?run=3", `<td class="page"><a href="/page/(\d+)">`, `<a href="(/changes\?[^"]+)">More changes`)
+		byID := map[string]string{}
+		for u, id := range f.ids {
+			byID[fmt.Sprint(id)] = u
+		}
+		var urls []string
+		for _, id := range ids {
+			urls = append(urls, byID[id])
+		}
 		if len(urls) != 61 { // the front page and 60 of many/
 			t.Fatalf("walked %d changes, want 61: %v", len(urls), urls)
 		}
@@ -270,5 +317,56 @@ func TestOnlyGet(t *testing.T) {
 		if rec.Code != http.StatusMethodNotAllowed {
 			t.Errorf("%s /runs: %d, want 405", m, rec.Code)
 		}
+	}
+}
+
+func TestFeed(t *testing.T) {
+	f := newFixture(t)
+	tests := []struct {
+		name   string
+		path   string
+		status int
+		want   []string
+		reject []string
+	}{
+		{"all", "/feed.atom", 200, []string{`<feed xmlns="http://www.w3.org/2005/Atom">`, "<title>Changed: News</title>",
+			"<updated>2026-11-23T", `href="http://127.0.0.1:8377/page/1/diff?to=`}, nil},
+		{"a site's new and gone pages", "/feed.atom?site=news.example&kind=new,gone", 200, []string{"<title>Gone: Story</title>",
+			"<title>New: Release release.0.7</title>", `<category term="new">`}, []string{"Changed:", "Blog"}},
+		{"another site", "/feed.atom?site=blog.example", 200, []string{"<title>New: Blog</title>"}, []string{"news.example/"}},
+		{"big changes only", "/feed.atom?kind=changed&min=50", 200, []string{"many/p005", "many/p006"}, []string{"Changed: News<", "many/p004"}},
+		{"one page", fmt.Sprintf("/feed.atom?page=%d", f.ids[front]), 200, []string{"<title>strata: https://news.example/</title>",
+			"<title>Changed: News</title>", "<title>New: News</title>",
+			// the entry quotes the lines that changed, as plain text
+			"- Headline: the tram line opens.&#xA;+ Headline: the harbour bridge closes."}, []string{"many/"}},
+		{"hostile title", fmt.Sprintf("/feed.atom?page=%d", f.ids[evil]), 200, []string{"&lt;script&gt;"}, []string{"<script"}},
+		{"unknown page", "/feed.atom?page=999999", 404, nil, nil},
+		{"bad kind", "/feed.atom?kind=frob", 400, []string{"kind must be"}, nil},
+		{"bad min", "/feed.atom?min=200", 400, nil, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rec := f.get(t, tt.path)
+			body := rec.Body.String()
+			if rec.Code != tt.status {
+				t.Fatalf("GET %s: %d, want %d\n%s", tt.path, rec.Code, tt.status, body)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(body, w) {
+					t.Errorf("GET %s lacks %q\n%s", tt.path, w, body)
+				}
+			}
+			for _, r := range tt.reject {
+				if strings.Contains(body, r) {
+					t.Errorf("GET %s has %q", tt.path, r)
+				}
+			}
+			if csp := rec.Header().Get("Content-Security-Policy"); !strings.Contains(csp, "default-src 'none'") || strings.Contains(csp, "script") {
+				t.Errorf("GET %s: Content-Security-Policy %q", tt.path, csp)
+			}
+			if tt.status == 200 && rec.Header().Get("Content-Type") != "application/atom+xml; charset=utf-8" {
+				t.Errorf("GET %s: Content-Type %q", tt.path, rec.Header().Get("Content-Type"))
+			}
+		})
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -64,7 +65,7 @@ func (s *Server) siteList(r *http.Request) (*view, error) {
 		}
 		d.Sites = append(d.Sites, sum)
 	}
-	return &view{Template: "sites", Title: "Sites", Nav: "sites", Data: d}, nil
+	return &view{Template: "sites", Title: "Sites", Nav: "sites", Data: d, Crumbs: []Crumb{{"Sites", ""}}}, nil
 }
 
 func (s *Server) summarize(ctx context.Context, domain string, lastRun int64) (siteSummary, error) {
@@ -143,7 +144,8 @@ type siteData struct {
 	Events []store.TrapEvent
 }
 
-var siteSeries = []Series{{"changed", "s-changed"}, {"fetched, unchanged", "s-same"}}
+var siteSeries = []Series{{"changed", "s-changed"}, {"fetched, unchanged", "s-same"}, {"404 or 410", "s-404"},
+	{"not visited in the run", "s-skip"}}
 
 func (s *Server) site(r *http.Request) (*view, error) {
 	ctx := r.Context()
@@ -175,27 +177,51 @@ func (s *Server) site(r *http.Request) (*view, error) {
 	if err != nil {
 		return nil, err
 	}
+	pages, err := s.opts.DB.DomainPageCounts(ctx, domain, ids)
+	if err != nil {
+		return nil, err
+	}
 	cols := make([]Column, len(per))
 	for i, p := range per {
-		cols[i] = Column{Values: []float64{float64(p.Changed), float64(p.Fetched - p.Changed)},
-			Href:  fmt.Sprintf("/changes?run=%d&site=%s", p.RunID, url.QueryEscape(domain)),
-			Title: fmt.Sprintf("run %d: %d fetched, %d changed", p.RunID, p.Fetched, p.Changed)}
+		nf := pages[p.RunID].NotFound
+		run := runs[len(runs)-1-i]
+		cols[i] = Column{Values: []float64{float64(p.Changed), float64(max(0, p.Fetched-p.Changed-nf)), float64(nf)},
+			Href: fmt.Sprintf("/changes?run=%d&site=%s", p.RunID, url.QueryEscape(domain)),
+			Title: fmt.Sprintf("run %d, %s: %d fetched, %d changed, %d answered 404 or 410", p.RunID, fmtTime(run.StartedAt),
+				p.Fetched, p.Changed, nf),
+			Date: run.StartedAt, Skip: p.Fetched == 0}
+		if p.Fetched == 0 {
+			cols[i].Title = fmt.Sprintf("run %d, %s: no page of %s was due", p.RunID, fmtTime(run.StartedAt), domain)
+		}
 	}
-	d.Chart = StackedBars("changes per run on "+domain, 760, 130, siteSeries, cols, 0, count)
-	return &view{Template: "site", Title: domain, Nav: "sites", Data: d}, nil
+	d.Chart = StackedBars("pages per run on "+domain+", oldest first", 760, 150, siteSeries, cols, 0, count)
+	return &view{Template: "site", Title: domain, Nav: "sites", Data: d, Crumbs: []Crumb{{"Sites", "/sites"}, {domain, ""}},
+		Feed: "/feed.atom?site=" + url.QueryEscape(domain)}, nil
 }
-
-type crumb struct{ Name, Prefix string }
 
 type treeData struct {
 	Prefix  string
-	Crumbs  []crumb
 	PageID  int64 // the page at Prefix itself, 0 if none
-	Entries []store.TreeEntry
+	Entries []treeEntry
 	Next    string
+	Bytes   bool  // the directory is too large to sort naturally: byte order
+	Run     int64 // the run whose new, gone and unlinked pages are marked
 }
 
-// tree lists one directory of a site's URL space, like ls.
+// treeEntry is one child of a directory with what the tree shows of it.
+type treeEntry struct {
+	store.TreeEntry
+	store.PageMark
+	Events []string // new, gone, unlinked in the last summarised run
+}
+
+// naturalLimit is how many children a directory may have for the tree to sort them naturally:
+// each page of the listing then reads them all (one index seek each) and sorts them. A larger one
+// is listed in byte order, page by page from the index.
+const naturalLimit = 5000
+
+// tree lists one directory of a site's URL space, like ls, in natural order (release.0.7 before
+// release.0.10), with each page's title and state and what the last run did to it.
 func (s *Server) tree(r *http.Request) (*view, error) {
 	ctx := r.Context()
 	q := r.URL.Query()
@@ -209,24 +235,61 @@ func (s *Server) tree(r *http.Request) (*view, error) {
 	if !strings.HasPrefix(prefix, origin) {
 		return nil, badRequestf("p must be a URL directory such as https://example.org/docs/, got %q", prefix)
 	}
-	d.Crumbs = append(d.Crumbs, crumb{Name: u.Scheme + "://" + u.Host + "/", Prefix: origin})
-	rest := strings.TrimSuffix(prefix[len(origin):], "/")
-	if rest != "" {
-		acc := origin
-		for _, seg := range strings.Split(rest, "/") {
-			acc += seg + "/"
-			d.Crumbs = append(d.Crumbs, crumb{Name: seg + "/", Prefix: acc})
-		}
-	}
 	if id, err := s.opts.DB.URLID(ctx, prefix); err == nil {
 		d.PageID = id
 	}
-	if d.Entries, err = s.opts.DB.Tree(ctx, prefix, q.Get("after"), treePerPage+1); err != nil {
+	after := q.Get("after")
+	all, err := s.opts.DB.Tree(ctx, prefix, "", naturalLimit+1)
+	if err != nil {
 		return nil, err
 	}
-	if len(d.Entries) > treePerPage {
-		d.Entries = d.Entries[:treePerPage]
-		d.Next = "/tree?" + url.Values{"p": {prefix}, "after": {d.Entries[len(d.Entries)-1].Name}}.Encode()
+	var entries []store.TreeEntry
+	if len(all) <= naturalLimit && q.Get("order") != "bytes" {
+		slices.SortFunc(all, func(a, b store.TreeEntry) int { return natCompare(a.Name, b.Name) })
+		i := 0
+		if after != "" {
+			i, _ = slices.BinarySearchFunc(all, after, func(e store.TreeEntry, t string) int { return natCompare(e.Name, t) })
+			if i < len(all) && all[i].Name == after {
+				i++
+			}
+		}
+		entries = all[i:]
+		if len(entries) > treePerPage {
+			entries = entries[:treePerPage+1]
+		}
+	} else {
+		d.Bytes = true
+		if entries, err = s.opts.DB.Tree(ctx, prefix, after, treePerPage+1); err != nil {
+			return nil, err
+		}
 	}
-	return &view{Template: "tree", Title: prefix, Nav: "sites", Data: d}, nil
+	if len(entries) > treePerPage {
+		entries = entries[:treePerPage]
+		next := url.Values{"p": {prefix}, "after": {entries[len(entries)-1].Name}}
+		if d.Bytes {
+			next.Set("order", "bytes")
+		}
+		d.Next = "/tree?" + next.Encode()
+	}
+	ids := make([]int64, 0, len(entries))
+	for _, e := range entries {
+		if e.URLID != 0 {
+			ids = append(ids, e.URLID)
+		}
+	}
+	marks, err := s.opts.DB.PageMarks(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	if d.Run, err = s.opts.DB.LastSummarizedRun(ctx); err != nil {
+		return nil, err
+	}
+	events, err := s.opts.DB.EventsAmong(ctx, d.Run, ids)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range entries {
+		d.Entries = append(d.Entries, treeEntry{TreeEntry: e, PageMark: marks[e.URLID], Events: events[e.URLID]})
+	}
+	return &view{Template: "tree", Title: prefix, Nav: "sites", Data: d, Crumbs: s.withSite(ctx, prefix, urlCrumbs(prefix, false))}, nil
 }

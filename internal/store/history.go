@@ -144,9 +144,17 @@ func (db *DB) Prunable(ctx context.Context, cutoff time.Time) ([]Version, error)
 	return out, rows.Err()
 }
 
-// MarkPruned records that the files of the version at path were removed.
+// MarkPruned records that the files of the version at path were removed, and takes its text out of
+// the full-text index: search finds only versions that can be shown.
 func (db *DB) MarkPruned(ctx context.Context, path string, at time.Time) error {
-	if _, err := db.sql.ExecContext(ctx, `UPDATE fetches SET pruned_at = ? WHERE archive_path = ?`, formatTime(at), path); err != nil {
+	err := db.inTx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM version_text WHERE rowid IN (SELECT id FROM fetches WHERE archive_path = ?)`, path); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `UPDATE fetches SET pruned_at = ? WHERE archive_path = ?`, formatTime(at), path)
+		return err
+	})
+	if err != nil {
 		return fmt.Errorf("mark %s pruned: %w", path, err)
 	}
 	return nil

@@ -442,15 +442,16 @@ func (db *DB) versionBefore(ctx context.Context, urlID, fetch int64) (Fetch, err
 // LinkOut is one link on a page.
 type LinkOut struct {
 	ToURL             string
-	ToID              int64 // 0 when strata does not track the target
+	Title             string // the target's, when strata tracks it
+	ToID              int64  // 0 when strata does not track the target
 	Internal          bool
 	FirstRun, LastRun int64
 }
 
 // LinksOut returns up to limit links of page fromID whose targets sort after after, in order.
 func (db *DB) LinksOut(ctx context.Context, fromID int64, after string, limit int) ([]LinkOut, error) {
-	rows, err := db.sql.QueryContext(ctx, `SELECT to_url, coalesce(to_id, 0), internal, coalesce(first_run, 0), coalesce(last_run, 0)
-		FROM links WHERE from_id = ? AND to_url > ? ORDER BY to_url LIMIT ?`, fromID, after, limit)
+	rows, err := db.sql.QueryContext(ctx, `SELECT to_url, coalesce(to_id, 0), coalesce((SELECT title FROM page_titles WHERE url_id = to_id), ''), internal,
+		coalesce(first_run, 0), coalesce(last_run, 0) FROM links WHERE from_id = ? AND to_url > ? ORDER BY to_url LIMIT ?`, fromID, after, limit)
 	if err != nil {
 		return nil, fmt.Errorf("links of URL %d: %w", fromID, err)
 	}
@@ -458,7 +459,7 @@ func (db *DB) LinksOut(ctx context.Context, fromID int64, after string, limit in
 	var out []LinkOut
 	for rows.Next() {
 		var l LinkOut
-		if err := rows.Scan(&l.ToURL, &l.ToID, &l.Internal, &l.FirstRun, &l.LastRun); err != nil {
+		if err := rows.Scan(&l.ToURL, &l.ToID, &l.Title, &l.Internal, &l.FirstRun, &l.LastRun); err != nil {
 			return nil, fmt.Errorf("links of URL %d: %w", fromID, err)
 		}
 		out = append(out, l)
@@ -470,12 +471,13 @@ func (db *DB) LinksOut(ctx context.Context, fromID int64, after string, limit in
 type LinkIn struct {
 	FromID            int64
 	FromURL           string
+	Title             string
 	FirstRun, LastRun int64
 }
 
 // LinksIn returns up to limit pages that link to page toID, with row ids above after, in id order.
 func (db *DB) LinksIn(ctx context.Context, toID, after int64, limit int) ([]LinkIn, error) {
-	rows, err := db.sql.QueryContext(ctx, `SELECT l.from_id, u.url, coalesce(l.first_run, 0), coalesce(l.last_run, 0)
+	rows, err := db.sql.QueryContext(ctx, `SELECT l.from_id, u.url, coalesce((SELECT title FROM page_titles WHERE url_id = l.from_id), ''), coalesce(l.first_run, 0), coalesce(l.last_run, 0)
 		FROM links l JOIN urls u ON u.id = l.from_id WHERE l.to_id = ? AND l.from_id > ? ORDER BY l.from_id LIMIT ?`,
 		toID, after, limit)
 	if err != nil {
@@ -485,7 +487,7 @@ func (db *DB) LinksIn(ctx context.Context, toID, after int64, limit int) ([]Link
 	var out []LinkIn
 	for rows.Next() {
 		var l LinkIn
-		if err := rows.Scan(&l.FromID, &l.FromURL, &l.FirstRun, &l.LastRun); err != nil {
+		if err := rows.Scan(&l.FromID, &l.FromURL, &l.Title, &l.FirstRun, &l.LastRun); err != nil {
 			return nil, fmt.Errorf("links to URL %d: %w", toID, err)
 		}
 		out = append(out, l)
@@ -498,6 +500,7 @@ type Change struct {
 	FetchID   int64
 	URLID     int64
 	URL       string
+	Title     string
 	FetchedAt time.Time
 	Size      int64
 	Magnitude float64 // -1 when not known
@@ -535,8 +538,9 @@ func (db *DB) Changes(ctx context.Context, q ChangeQuery) ([]Change, error) {
 		}
 	}
 	args = append(args, q.Limit)
-	rows, err := db.sql.QueryContext(ctx, `SELECT f.id, f.url_id, u.url, f.fetched_at, coalesce(f.size, 0), ifnull(f.magnitude, -1),
-		coalesce(f.archive_path, '') FROM fetches f INDEXED BY fetches_changes JOIN urls u ON u.id = f.url_id
+	rows, err := db.sql.QueryContext(ctx, `SELECT f.id, f.url_id, u.url, coalesce(t.title, ''), f.fetched_at, coalesce(f.size, 0),
+		ifnull(f.magnitude, -1), coalesce(f.archive_path, '') FROM fetches f INDEXED BY fetches_changes JOIN urls u ON u.id = f.url_id
+		LEFT JOIN page_titles t ON t.url_id = f.url_id
 		WHERE `+where+` ORDER BY ifnull(f.magnitude, -1) DESC, f.id LIMIT ?`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("changes of run %d: %w", q.Run, err)
@@ -546,7 +550,7 @@ func (db *DB) Changes(ctx context.Context, q ChangeQuery) ([]Change, error) {
 	for rows.Next() {
 		var c Change
 		var at sql.NullString
-		if err := rows.Scan(&c.FetchID, &c.URLID, &c.URL, &at, &c.Size, &c.Magnitude, &c.Path); err != nil {
+		if err := rows.Scan(&c.FetchID, &c.URLID, &c.URL, &c.Title, &at, &c.Size, &c.Magnitude, &c.Path); err != nil {
 			return nil, fmt.Errorf("changes of run %d: %w", q.Run, err)
 		}
 		c.FetchedAt = parseTime(at)
@@ -559,6 +563,7 @@ func (db *DB) Changes(ctx context.Context, q ChangeQuery) ([]Change, error) {
 type URLHit struct {
 	ID    int64
 	URL   string
+	Title string
 	State string
 }
 
@@ -573,7 +578,8 @@ func (db *DB) URLsWithPrefix(ctx context.Context, prefix, after string, limit in
 		cond += ` AND url < ?`
 		args = append(args, end)
 	}
-	return db.urlHits(ctx, "URLs under "+prefix, `SELECT id, url, state FROM urls WHERE `+cond+` ORDER BY url LIMIT ?`,
+	return db.urlHits(ctx, "URLs under "+prefix, `SELECT id, url, coalesce((SELECT title FROM page_titles WHERE url_id = id), ''), state
+		FROM urls WHERE `+cond+` ORDER BY url LIMIT ?`,
 		append(args, limit)...)
 }
 
@@ -601,7 +607,7 @@ func (db *DB) URLsContaining(ctx context.Context, sub string, after int64, windo
 	}
 	end := min(after+window, maxID)
 	pattern := "%" + strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(sub) + "%"
-	hits, err = db.urlHits(ctx, fmt.Sprintf("search URLs for %q", sub), `SELECT id, url, state FROM urls
+	hits, err = db.urlHits(ctx, fmt.Sprintf("search URLs for %q", sub), `SELECT id, url, coalesce((SELECT title FROM page_titles WHERE url_id = id), ''), state FROM urls
 		WHERE id > ? AND id <= ? AND url LIKE ? ESCAPE '\' ORDER BY id LIMIT ?`, after, end, pattern, limit)
 	if err != nil {
 		return nil, 0, err
@@ -624,7 +630,7 @@ func (db *DB) urlHits(ctx context.Context, op, query string, args ...any) ([]URL
 	var out []URLHit
 	for rows.Next() {
 		var h URLHit
-		if err := rows.Scan(&h.ID, &h.URL, &h.State); err != nil {
+		if err := rows.Scan(&h.ID, &h.URL, &h.Title, &h.State); err != nil {
 			return nil, fmt.Errorf("%s: %w", op, err)
 		}
 		out = append(out, h)
@@ -646,4 +652,333 @@ func (db *DB) DataVersion(ctx context.Context) (string, error) {
 		return "", fmt.Errorf("data version: %w", err)
 	}
 	return fmt.Sprintf("%d/%d/%s", f, r, ended.String), nil
+}
+
+// PageCounts are a run's page events and 404s, as the index step recorded them.
+type PageCounts struct {
+	Known               bool // the index step has summarised the run
+	New, Gone, Unlinked int
+	NotFound            int // fetches answered 404 or 410
+}
+
+// RunPageCounts returns the page counts of runs (run ids); a run the index step has not
+// summarised yet is absent.
+func (db *DB) RunPageCounts(ctx context.Context, runs []int64) (map[int64]PageCounts, error) {
+	out := map[int64]PageCounts{}
+	if len(runs) == 0 {
+		return out, nil
+	}
+	args := make([]any, len(runs))
+	for i, r := range runs {
+		args[i] = r
+	}
+	rows, err := db.sql.QueryContext(ctx, `SELECT run_id, new, gone, unlinked, not_found FROM run_pages
+		WHERE run_id IN (`+placeholders(len(runs))+`)`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("page counts of %d runs: %w", len(runs), err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		c := PageCounts{Known: true}
+		if err := rows.Scan(&id, &c.New, &c.Gone, &c.Unlinked, &c.NotFound); err != nil {
+			return nil, fmt.Errorf("page counts of %d runs: %w", len(runs), err)
+		}
+		out[id] = c
+	}
+	return out, rows.Err()
+}
+
+// DomainPageCounts returns domain's new and gone pages and 404s in runs; a run without any is absent.
+func (db *DB) DomainPageCounts(ctx context.Context, domain string, runs []int64) (map[int64]PageCounts, error) {
+	out := map[int64]PageCounts{}
+	if len(runs) == 0 {
+		return out, nil
+	}
+	args := []any{domain}
+	for _, r := range runs {
+		args = append(args, r)
+	}
+	rows, err := db.sql.QueryContext(ctx, `SELECT run_id, new, gone, not_found FROM run_domain_pages
+		WHERE domain = ? AND run_id IN (`+placeholders(len(runs))+`)`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("page counts of %s: %w", domain, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		c := PageCounts{Known: true}
+		if err := rows.Scan(&id, &c.New, &c.Gone, &c.NotFound); err != nil {
+			return nil, fmt.Errorf("page counts of %s: %w", domain, err)
+		}
+		out[id] = c
+	}
+	return out, rows.Err()
+}
+
+// PageEvent is a page that appeared, went or lost its links in a run.
+type PageEvent struct {
+	Kind    string // new, gone or unlinked
+	URLID   int64
+	URL     string
+	Title   string
+	State   string
+	FetchID int64 // the fetch that showed it; 0 for unlinked
+	RunID   int64
+	At      time.Time // when that fetch was made; zero for unlinked
+}
+
+// EventQuery selects the page events of one kind in one run, in URL id order after After.
+type EventQuery struct {
+	Run   int64
+	Kind  string
+	Hosts []string // only these host[:port]s; none: every host
+	After int64    // URL id
+	Limit int
+}
+
+// PageEvents lists the events q selects, from the primary key of page_events.
+func (db *DB) PageEvents(ctx context.Context, q EventQuery) ([]PageEvent, error) {
+	where := `e.run_id = ? AND e.kind = ? AND e.url_id > ?`
+	args := []any{q.Run, q.Kind, q.After}
+	if len(q.Hosts) > 0 {
+		where += ` AND u.host IN (` + placeholders(len(q.Hosts)) + `)`
+		for _, h := range q.Hosts {
+			args = append(args, h)
+		}
+	}
+	return db.pageEvents(ctx, fmt.Sprintf("%s pages of run %d", q.Kind, q.Run), where+` ORDER BY e.url_id LIMIT ?`,
+		append(args, q.Limit)...)
+}
+
+// URLEvents returns up to limit events of one page, the newest first.
+func (db *DB) URLEvents(ctx context.Context, urlID int64, limit int) ([]PageEvent, error) {
+	return db.pageEvents(ctx, fmt.Sprintf("events of URL %d", urlID), `e.url_id = ? ORDER BY e.run_id DESC LIMIT ?`, urlID, limit)
+}
+
+// EventsAmong returns the kinds of the events of the given URLs in run, by URL id: the site tree
+// marks new, gone and unlinked pages with them.
+func (db *DB) EventsAmong(ctx context.Context, run int64, ids []int64) (map[int64][]string, error) {
+	out := map[int64][]string{}
+	if len(ids) == 0 || run == 0 {
+		return out, nil
+	}
+	args := []any{run}
+	for _, id := range ids {
+		args = append(args, id)
+	}
+	rows, err := db.sql.QueryContext(ctx, `SELECT url_id, kind FROM page_events WHERE run_id = ?
+		AND url_id IN (`+placeholders(len(ids))+`) ORDER BY kind`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("events of run %d: %w", run, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		var kind string
+		if err := rows.Scan(&id, &kind); err != nil {
+			return nil, fmt.Errorf("events of run %d: %w", run, err)
+		}
+		out[id] = append(out[id], kind)
+	}
+	return out, rows.Err()
+}
+
+func (db *DB) pageEvents(ctx context.Context, op, cond string, args ...any) ([]PageEvent, error) {
+	rows, err := db.sql.QueryContext(ctx, `SELECT e.kind, e.url_id, u.url, coalesce(t.title, ''), u.state, coalesce(e.fetch_id, 0),
+		e.run_id, f.fetched_at FROM page_events e JOIN urls u ON u.id = e.url_id LEFT JOIN page_titles t ON t.url_id = e.url_id
+		LEFT JOIN fetches f ON f.id = e.fetch_id WHERE `+cond, args...)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", op, err)
+	}
+	defer rows.Close()
+	var out []PageEvent
+	for rows.Next() {
+		var e PageEvent
+		var at sql.NullString
+		if err := rows.Scan(&e.Kind, &e.URLID, &e.URL, &e.Title, &e.State, &e.FetchID, &e.RunID, &at); err != nil {
+			return nil, fmt.Errorf("%s: %w", op, err)
+		}
+		e.At = parseTime(at)
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}
+
+// PageMark is what the lists show of a page besides its URL.
+type PageMark struct {
+	Title string
+	State string
+}
+
+// PageMarks returns the title and state of each of ids.
+func (db *DB) PageMarks(ctx context.Context, ids []int64) (map[int64]PageMark, error) {
+	out := map[int64]PageMark{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	args := make([]any, len(ids))
+	for i, id := range ids {
+		args[i] = id
+	}
+	rows, err := db.sql.QueryContext(ctx, `SELECT u.id, coalesce(t.title, ''), u.state FROM urls u
+		LEFT JOIN page_titles t ON t.url_id = u.id WHERE u.id IN (`+placeholders(len(ids))+`)`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("titles of %d pages: %w", len(ids), err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		var m PageMark
+		if err := rows.Scan(&id, &m.Title, &m.State); err != nil {
+			return nil, fmt.Errorf("titles of %d pages: %w", len(ids), err)
+		}
+		out[id] = m
+	}
+	return out, rows.Err()
+}
+
+// TextHit is a stored version whose text or title matches a full-text search.
+type TextHit struct {
+	FetchID   int64
+	URLID     int64
+	URL       string
+	Title     string
+	State     string
+	RunID     int64
+	FetchedAt time.Time
+	Current   bool    // the page's newest stored version
+	Score     float64 // bm25: lower is better
+	Snippet   string  // the text around the match, with marks (see SnippetOpen)
+}
+
+// Marks around the matched words in TextHit.Snippet: control characters that no extracted text
+// holds, so that the caller can escape the snippet and then mark the words.
+const (
+	SnippetOpen  = "\x02"
+	SnippetClose = "\x03"
+)
+
+// TextQuery is a full-text search. Match is an FTS5 query; After is the keyset cursor (the last hit
+// of the previous page).
+type TextQuery struct {
+	Match string
+	Hosts []string
+	After *TextHit
+	Limit int
+}
+
+// ErrBadQuery wraps a full-text query that the index cannot parse.
+var ErrBadQuery = errors.New("bad search query")
+
+// SearchText returns up to limit versions matching q, the best first (bm25, a title match weighing
+// five times a text match), ties by fetch id. Ranking reads every match, as any ranked search must;
+// each page after the first continues from the cursor. It ranks first and cuts snippets only for the
+// versions it returns: a snippet costs a pass over the version's text.
+func (db *DB) SearchText(ctx context.Context, q TextQuery) ([]TextHit, error) {
+	const score = `bm25(version_text, 5.0, 1.0)`
+	where := `version_text MATCH ?`
+	args := []any{q.Match}
+	if q.After != nil {
+		where += ` AND (` + score + ` > ? OR (` + score + ` = ? AND v.rowid > ?))`
+		args = append(args, q.After.Score, q.After.Score, q.After.FetchID)
+	}
+	from := `version_text v`
+	if len(q.Hosts) > 0 {
+		from += ` JOIN urls u ON u.id = v.url_id`
+		where += ` AND u.host IN (` + placeholders(len(q.Hosts)) + `)`
+		for _, h := range q.Hosts {
+			args = append(args, h)
+		}
+	}
+	args = append(args, q.Limit)
+	op := fmt.Sprintf("search the text for %q", q.Match)
+	rows, err := db.sql.QueryContext(ctx, `SELECT v.rowid, `+score+` AS score FROM `+from+`
+		WHERE `+where+` ORDER BY score, v.rowid LIMIT ?`, args...)
+	if err != nil {
+		if strings.Contains(err.Error(), "fts5") || strings.Contains(err.Error(), "syntax error") {
+			return nil, fmt.Errorf("%s: %w: %v", op, ErrBadQuery, err)
+		}
+		return nil, fmt.Errorf("%s: %w", op, err)
+	}
+	var out []TextHit
+	at := map[int64]int{}
+	for rows.Next() {
+		var h TextHit
+		if err := rows.Scan(&h.FetchID, &h.Score); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("%s: %w", op, err)
+		}
+		at[h.FetchID] = len(out)
+		out = append(out, h)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", op, err)
+	}
+	if len(out) == 0 {
+		return out, nil
+	}
+	args = []any{q.Match}
+	for _, h := range out {
+		args = append(args, h.FetchID)
+	}
+	rows, err = db.sql.QueryContext(ctx, `SELECT v.rowid, u.id, u.url, v.title, u.state, coalesce(f.run_id, 0), f.fetched_at,
+		NOT EXISTS (SELECT 1 FROM fetches n WHERE n.url_id = u.id AND n.id > v.rowid AND n.archive_path IS NOT NULL),
+		snippet(version_text, 1, '`+SnippetOpen+`', '`+SnippetClose+`', '…', 24)
+		FROM version_text v JOIN urls u ON u.id = v.url_id JOIN fetches f ON f.id = v.rowid
+		WHERE version_text MATCH ? AND v.rowid IN (`+placeholders(len(out))+`)`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", op, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var h TextHit
+		var when sql.NullString
+		if err := rows.Scan(&h.FetchID, &h.URLID, &h.URL, &h.Title, &h.State, &h.RunID, &when, &h.Current, &h.Snippet); err != nil {
+			return nil, fmt.Errorf("%s: %w", op, err)
+		}
+		h.FetchedAt = parseTime(when)
+		i := at[h.FetchID]
+		h.Score = out[i].Score
+		out[i] = h
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", op, err)
+	}
+	return out, nil
+}
+
+// IndexCoverage says how much of the archive the full-text index covers: the fetch id it reaches
+// and the newest fetch id.
+func (db *DB) IndexCoverage(ctx context.Context) (upto, newest int64, err error) {
+	err = db.sql.QueryRowContext(ctx, `SELECT (SELECT fetch_upto FROM text_index WHERE one = 1),
+		(SELECT coalesce(max(id), 0) FROM fetches WHERE archive_path IS NOT NULL)`).Scan(&upto, &newest)
+	if err != nil {
+		return 0, 0, fmt.Errorf("text index coverage: %w", err)
+	}
+	return upto, newest, nil
+}
+
+// LastSummarizedRun returns the newest run whose page events are recorded, 0 if none.
+func (db *DB) LastSummarizedRun(ctx context.Context) (int64, error) {
+	var id int64
+	if err := db.sql.QueryRowContext(ctx, `SELECT coalesce(max(run_id), 0) FROM run_pages`).Scan(&id); err != nil {
+		return 0, fmt.Errorf("last summarised run: %w", err)
+	}
+	return id, nil
+}
+
+// OriginDomain returns the politeness domain of origin (scheme://host[:port]), "" when strata has
+// never contacted it.
+func (db *DB) OriginDomain(ctx context.Context, origin string) (string, error) {
+	var d string
+	err := db.sql.QueryRowContext(ctx, `SELECT domain FROM hosts WHERE origin = ?`, origin).Scan(&d)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("domain of %s: %w", origin, err)
+	}
+	return d, nil
 }
