@@ -82,7 +82,7 @@ type Store interface {
 	ChildRecords(ctx context.Context, hub int64, limit int) ([][]store.Record, error)
 	SetHub(ctx context.Context, hub int64, threshold, childRatio float64) error
 	ForceChildren(ctx context.Context, hub int64, runStart time.Time) ([]string, error)
-	SkipSubtree(ctx context.Context, hub, run int64, maxSkips int) (int, error)
+	SkipSubtree(ctx context.Context, hub, run int64, maxSkips int, quiet func([]store.Record) bool) (int, error)
 	// URLsPerHost and RecordTrap serve the trap defences.
 	URLsPerHost(ctx context.Context) (map[string]int, error)
 	RecordTrap(ctx context.Context, e store.TrapEvent) error

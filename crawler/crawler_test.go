@@ -668,10 +668,15 @@ func TestCrawlFollowsLinksDownTheLevels(t *testing.T) {
 	if info.Level != 0 {
 		t.Errorf("/a/1 has level %d, want 0", info.Level)
 	}
-	// The next run: nothing changed, so no page is read for links and nothing new joins — and since
-	// the hub / did not change and none of its children has, the selective rule skips its subtree.
-	if st := h.mustCrawl(); st.Links != 0 || st.Fetched != 2 || st.SkippedSelective != 2 || st.Hubs != 1 {
-		t.Errorf("second run %+v; want / and /quiet fetched, /a and /a/1 skipped with their hub", st)
+	// The next run: nothing changed, so no page is read for links and nothing new joins. The hubs /
+	// and /a did not change, but their children have been fetched only once: nothing shows they are
+	// quiet, so the selective rule leaves them to their own fr and all four are fetched.
+	if st := h.mustCrawl(); st.Links != 0 || st.Fetched != 4 || st.SkippedSelective != 0 || st.Hubs != 2 {
+		t.Errorf("second run %+v; want all four fetched, the hubs judged without skipping", st)
+	}
+	// The third: every page has two fetches now, unchanged, so the unchanged hub / skips /a and /a/1.
+	if st := h.mustCrawl(); st.Fetched != 2 || st.SkippedSelective != 2 || st.Hubs != 1 {
+		t.Errorf("third run %+v; want / and /quiet fetched, /a and /a/1 skipped with their hub", st)
 	}
 }
 
@@ -707,8 +712,10 @@ func TestLinksStage(t *testing.T) {
 	// The next run: the page did not change, so its links are carried forward, not read.
 	h.mustCrawl()
 	ls, err = h.c.Links(t.Context(), h.db, h.arch, crawler.Run{ID: 2}, crawler.LinksConfig{HonourNofollow: true})
-	if err != nil || ls.Read != 0 || ls.Pages != 2 { // / and b/; /x was skipped with its unchanged hub
-		t.Errorf("second links stage %+v, %v; want the 2 fetched pages carried forward, none read", ls, err)
+	// /, b/, /x and b/other: /x has been fetched once and b/other never, so nothing shows they are
+	// quiet and their unchanged hub cannot skip them.
+	if err != nil || ls.Read != 0 || ls.Pages != 4 {
+		t.Errorf("second links stage %+v, %v; want the 4 fetched pages carried forward, none read", ls, err)
 	}
 	home, _ := h.db.URLInfo(t.Context(), a.URL("/"))
 	if all, internal, _ := h.db.LinkCounts(t.Context(), home.ID); all != 4 || internal != 1 {
@@ -809,8 +816,8 @@ func TestAdaptiveSelectiveCycle(t *testing.T) {
 	}
 	t.Logf("fetches per page: /hot %d, /cold %d, /quiet/ %d and its 5 children %d, /busy/ %d and its 5 children %d",
 		hotVisits, h.web.Count(s, "/cold"), h.web.Count(s, "/quiet/"), quiet, h.web.Count(s, "/busy/"), busy)
-	if fetched > runs*14*7/10 {
-		t.Errorf("%d fetches in %d runs; want markedly fewer than crawl-everything's %d", fetched, runs, runs*14)
+	if fetched > runs*14*8/10 {
+		t.Errorf("%d fetches in %d runs; want at least a fifth fewer than crawl-everything's %d", fetched, runs, runs*14)
 	}
 	pageRequests := 0
 	for _, r := range h.web.Requests() {

@@ -596,10 +596,12 @@ func (s *stage) trapEvent(ctx context.Context, ev *traps.Event) error {
 
 // selective applies the selective incremental rule (Bouras et al. 3.3) when a hub — a page above
 // level 0 with known children — comes due. A hub that changed (or is new) is treated as unknown: its
-// links were followed and its children are visited as their own fr allows. A hub that did not change
-// has its subtree visited when enough of its children changed lately (children made due now even if
-// their fr has not reached 0), and skipped for this run otherwise. Either way the hub's threshold
-// moves towards what its children did.
+// links were followed and its children are visited as their own fr allows; so are the children of a
+// hub too few of whose children have been fetched twice, which gives no grounds to judge. A hub that
+// did not change has its subtree opened when enough of its children changed lately (children made
+// due now even if their fr has not reached 0), and otherwise the quiet due pages below it — those
+// whose own history shows evidence and few changes — are left for a later run. The hub's threshold
+// learns from every judgement made with evidence.
 func (s *stage) selective(ctx context.Context, u *store.DueURL, rec *store.FetchRecord) error {
 	if s.c.cfg.SelectiveOff || len(s.run.Only) > 0 || u.Level <= 0 || (rec.ContentHash == "" && !rec.NotModified) {
 		return nil // not a hub, or no usable answer: no evidence about the hub itself
@@ -611,18 +613,21 @@ func (s *stage) selective(ctx context.Context, u *store.DueURL, rec *store.Fetch
 	if err != nil {
 		return err
 	}
-	rule := s.c.cfg.Selective
-	ratio := frequency.ChildChangeRatio(FrequencyHistories(kids), s.c.cfg.Limit)
+	rule, limit := s.c.cfg.Selective, s.c.cfg.Limit
+	ev := frequency.ChildEvidence(FrequencyHistories(kids), limit)
 	threshold := rule.Threshold(u.Threshold)
 	changed := rec.Changed || u.ContentHash == ""
-	visit, reason := rule.Decide(changed, threshold, ratio)
-	if err := s.c.store.SetHub(ctx, u.ID, rule.NextThreshold(threshold, ratio), ratio); err != nil {
+	verdict, reason := rule.Decide(changed, threshold, ev)
+	next, ratio := threshold, -1.0 // -1: not judged with evidence, so no hub adjustment either
+	if ev.Enough() {
+		next, ratio = rule.NextThreshold(threshold, ev.Ratio()), ev.Ratio()
+	}
+	if err := s.c.store.SetHub(ctx, u.ID, next, ratio); err != nil {
 		return err
 	}
-	forced, skipped := 0, 0 // forced: 1 when the subtree is visited although the hub did not change
-	switch {
-	case changed:
-	case visit:
+	skipped := 0
+	switch verdict {
+	case frequency.Open:
 		hosts, err := s.c.store.ForceChildren(ctx, u.ID, s.run.Start)
 		if err != nil {
 			return err
@@ -630,17 +635,17 @@ func (s *stage) selective(ctx context.Context, u *store.DueURL, rec *store.Fetch
 		for _, h := range hosts {
 			s.sched.addHost(h)
 		}
-		forced = 1
-	default:
-		if skipped, err = s.c.store.SkipSubtree(ctx, u.ID, s.run.ID, s.c.cfg.MaxSkips); err != nil {
+	case frequency.Skip:
+		quiet := func(recs []store.Record) bool { return frequency.Quiet(FrequencyRecords(recs), limit, threshold) }
+		if skipped, err = s.c.store.SkipSubtree(ctx, u.ID, s.run.ID, s.c.cfg.MaxSkips, quiet); err != nil {
 			return err
 		}
 	}
-	s.c.cfg.Log.Debug("selective rule", "hub", u.URL, "visit", visit, "reason", reason, "skipped", skipped)
+	s.c.cfg.Log.Debug("selective rule", "hub", u.URL, "verdict", verdict, "reason", reason, "skipped", skipped)
 	s.count(func(st *Stats) {
 		st.Hubs++
 		st.SkippedSelective += skipped
-		if forced > 0 {
+		if verdict == frequency.Open {
 			st.Forced++
 		}
 	})

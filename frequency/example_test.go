@@ -21,15 +21,15 @@ func ExampleBouras() {
 // A due hub that did not change, with 89 % of its children changed (table 2, page 2).
 func ExampleSelective() {
 	s := frequency.DefaultSelective()
-	threshold := 0.40 // as stored for the hub
-	ratio := 0.89     // frequency.ChildChangeRatio(childHistories, 10)
-	visit, reason := s.Decide(false, threshold, ratio)
-	fmt.Println(visit, reason)
-	fmt.Printf("next threshold %.4f\n", s.NextThreshold(threshold, ratio))
-	fmt.Println("fr_max", frequency.HubAdjust(6, ratio))
+	threshold := 0.40                                               // as stored for the hub
+	e := frequency.Evidence{Children: 100, Known: 100, Changed: 89} // frequency.ChildEvidence(childHistories, 10)
+	verdict, reason := s.Decide(false, threshold, e)
+	fmt.Println(verdict, reason)
+	fmt.Printf("next threshold %.4f\n", s.NextThreshold(threshold, e.Ratio()))
+	fmt.Println("fr_max", frequency.HubAdjust(6, e.Ratio()))
 	// Output:
-	// true hub unchanged, 89.0% of children changed >= threshold 40.0%
-	// next threshold 0.3275
+	// open hub unchanged, 89.0% of children changed >= threshold 40.0%
+	// next threshold 0.5225
 	// fr_max 3
 }
 

@@ -13,34 +13,77 @@ const (
 	DefaultThresholdStep  = 0.25
 )
 
-// ChildChangeRatio returns the share of a hub's known internal children that changed, for the
-// selective incremental decision of Bouras et al., section 3.3. children holds one history per child
-// (oldest first, as in [Page]).
-//
-// A child changed when at least one of its last limit successful records has Changed set — the same
-// window as [Bouras] uses, so failed fetches are skipped and the window's first record counts. A child
-// without any successful record is ignored: nothing is known about it, so it counts neither as
-// changed nor as unchanged. The result is changed / considered children, in [0, 1], and 0 when no
-// child has a successful record. A limit <= 0 means [DefaultLimit].
-func ChildChangeRatio(children [][]Record, limit int) float64 {
+// Evidence is what a hub's children say about its subtree when the hub comes due (Bouras et al.,
+// section 3.3).
+type Evidence struct {
+	Children int // known children
+	// Known counts the children with evidence: at least two usable fetches, so at least one
+	// interval in which a change could be seen. A child fetched once has none; it is unknown, not
+	// unchanged.
+	Known int
+	// Changed counts the known children that changed within their last limit records.
+	Changed int
+}
+
+// Ratio is the share of the known children that changed, 0 when none is known.
+func (e Evidence) Ratio() float64 {
+	if e.Known == 0 {
+		return 0
+	}
+	return float64(e.Changed) / float64(e.Known)
+}
+
+// Enough reports whether the children are known well enough to judge the hub's subtree: at least
+// half of them, and at least one, have evidence. A site crawled once has no evidence anywhere, and a
+// hub whose children are mostly new says little about them.
+func (e Evidence) Enough() bool { return e.Known > 0 && 2*e.Known >= e.Children }
+
+// ChildEvidence sums up a hub's children from their histories (one per child, oldest first, as in
+// [Page]). A child changed when one of its last limit successful records has Changed set — the
+// window [Bouras] uses, so failed fetches are skipped and the window's first record counts. A
+// limit <= 0 means [DefaultLimit].
+func ChildEvidence(children [][]Record, limit int) Evidence {
 	if limit <= 0 {
 		limit = DefaultLimit
 	}
-	known, changed := 0, 0
+	e := Evidence{Children: len(children)}
 	for _, h := range children {
-		x, counter := window(h, limit)
-		if x == 0 {
+		if !HasEvidence(h) {
 			continue
 		}
-		known++
-		if counter > 0 {
-			changed++
+		e.Known++
+		if _, counter := window(h, limit); counter > 0 {
+			e.Changed++
 		}
 	}
-	if known == 0 {
-		return 0
+	return e
+}
+
+// ChildChangeRatio is the share of a hub's children with evidence that changed: ChildEvidence(...).Ratio().
+func ChildChangeRatio(children [][]Record, limit int) float64 {
+	return ChildEvidence(children, limit).Ratio()
+}
+
+// HasEvidence reports whether a page's history says anything about how it changes: two usable
+// fetches or more.
+func HasEvidence(history []Record) bool {
+	n := 0
+	for _, r := range history {
+		if !r.Failed {
+			if n++; n >= 2 {
+				return true
+			}
+		}
 	}
-	return float64(changed) / float64(known)
+	return false
+}
+
+// Quiet reports whether a page's own history supports leaving it out of a run when its hub's
+// subtree is skipped: it has evidence, and it changed in less than the share threshold of its last
+// limit usable fetches. A page without evidence, or one that changes as often as the subtree would
+// need to be visited, is crawled when its own interval says so, whatever its hub says.
+func Quiet(history []Record, limit int, threshold float64) bool {
+	return HasEvidence(history) && ChangeRatio(history, limit) < threshold
 }
 
 // Selective holds the settings of the selective incremental decision (Bouras et al., section 3.3).
@@ -49,12 +92,14 @@ func ChildChangeRatio(children [][]Record, limit int) float64 {
 //
 // When a hub comes due, the crawler fetches it (it must, to know whether it changed), then:
 //
-//	ratio := ChildChangeRatio(childHistories, limit)
-//	visit, reason := s.Decide(hubChanged, stored, ratio) // decide with the threshold learnt so far
-//	stored = s.NextThreshold(stored, ratio)              // then learn from this visit
+//	e := ChildEvidence(childHistories, limit)
+//	verdict, reason := s.Decide(hubChanged, stored, e) // decide with the threshold learnt so far
+//	if e.Enough() {
+//		stored = s.NextThreshold(stored, e.Ratio()) // then learn from this visit
+//	}
 //
-// The threshold is recalculated every time the hub comes due, whether it changed or not: the
-// children's ratio is evidence either way.
+// The threshold is recalculated every time the hub comes due with enough evidence, whether it
+// changed or not: the children's ratio is evidence either way.
 //
 // Thresholds are shares in (0, 1]. A zero field means its default (Start 0.40, Min 0.05, Max 0.95,
 // Step 0.25); a field outside (0, 1] or NaN is treated as zero, and if Min is above Max both take
@@ -65,6 +110,8 @@ type Selective struct {
 	Min   float64 // the threshold never goes below Min
 	Max   float64 // the threshold never goes above Max
 	Step  float64 // fraction of the way the threshold moves towards its target per hub visit
+	// Mirror moves the threshold towards 1 − ratio rather than towards the ratio (see NextThreshold).
+	Mirror bool
 }
 
 // DefaultSelective returns the default settings, spelled out.
@@ -130,51 +177,73 @@ func ratio01(r float64) float64 {
 	return min(r, 1)
 }
 
-// Decide reports whether the crawler should visit a due hub's subtree — extract its links and let its
-// internal children be crawled — and why, in a short phrase for logs.
-//
-// A hub that changed is visited: its content is new, so it is analysed like an unknown page and its
-// children are visited as their own fr allows. A hub that did not change is visited only when ratio,
-// the share of its children that changed ([ChildChangeRatio]), is at least the hub's threshold
-// ([Selective.Threshold] of threshold).
-//
-// A hub crawled for the first time has no previous record and so no change, and no known children
-// either: the crawler must pass hubChanged = true for it, or its links would never be extracted.
-// Note also that a child's ratio only moves when the child is fetched: a child that is reached only
-// through this hub's subtree keeps its old records while the subtree is skipped.
-func (s Selective) Decide(hubChanged bool, threshold, ratio float64) (visitSubtree bool, reason string) {
+// Verdict is the selective rule's decision about a due hub's subtree.
+type Verdict int
+
+const (
+	// Follow leaves the subtree alone: the pages below the hub are crawled as their own intervals
+	// say. A hub that changed is analysed like an unknown page (its links are followed), and a hub
+	// whose children are too little known gives no grounds to skip or to open anything.
+	Follow Verdict = iota
+	// Open visits the subtree now: the hub did not change, but enough of its children did, so its
+	// children are crawled in this run whatever their own intervals say.
+	Open
+	// Skip leaves the quiet pages below the hub for a later run: the hub did not change and too few
+	// of its children did. Only pages whose own history is quiet ([Quiet]) are left out.
+	Skip
+)
+
+func (v Verdict) String() string {
+	switch v {
+	case Open:
+		return "open"
+	case Skip:
+		return "skip"
+	}
+	return "follow"
+}
+
+// Decide judges a due hub's subtree, and says why in a short phrase for logs. A hub crawled for the
+// first time has no previous record and so no change: the crawler must pass hubChanged = true for
+// it, or its links would never be followed.
+func (s Selective) Decide(hubChanged bool, threshold float64, e Evidence) (Verdict, string) {
 	if hubChanged {
-		return true, "hub changed"
+		return Follow, "hub changed"
 	}
-	t, r := s.Threshold(threshold), ratio01(ratio)
+	if !e.Enough() {
+		return Follow, fmt.Sprintf("hub unchanged, but only %d of its %d children have two fetches to judge by", e.Known, e.Children)
+	}
+	t, r := s.Threshold(threshold), e.Ratio()
 	if r >= t {
-		return true, fmt.Sprintf("hub unchanged, %.1f%% of children changed >= threshold %.1f%%", 100*r, 100*t)
+		return Open, fmt.Sprintf("hub unchanged, %.1f%% of children changed >= threshold %.1f%%", 100*r, 100*t)
 	}
-	return false, fmt.Sprintf("hub unchanged, %.1f%% of children changed < threshold %.1f%%", 100*r, 100*t)
+	return Skip, fmt.Sprintf("hub unchanged, %.1f%% of children changed < threshold %.1f%%", 100*r, 100*t)
 }
 
 // NextThreshold returns the hub's threshold after a visit at which the share ratio of its children
-// had changed. The threshold moves the fraction Step of the way towards 1 − ratio, then is kept
-// within [Min, Max]:
+// (with evidence) had changed. Bouras et al.: "in proportion to the number of pages that have changed
+// or not, we increase or decrease the percentage respectively" — the threshold moves the fraction
+// Step of the way towards the ratio seen, then is kept within [Min, Max]:
 //
-//	t' = clamp(t + Step · ((1 − ratio) − t), Min, Max)
+//	t' = clamp(t + Step · (ratio − t), Min, Max)
 //
-// with t = [Selective.Threshold] of threshold and ratio brought into [0, 1] (NaN counts as 0). Few
-// children changed: the target is high and the threshold rises, so an unchanged hub's subtree needs
-// more evidence next time. Many changed: the threshold falls, and the subtree is visited more
-// readily. With the defaults, from 0.40: ratio 0.89 gives 0.3275, ratio 0.10 gives 0.525, ratio
-// 0.60 leaves 0.40.
+// with t = [Selective.Threshold] of threshold and ratio brought into [0, 1] (NaN counts as 0). It is
+// an exponential moving average of the hub's children's change share, so an unchanged hub's
+// subtree is opened when its children changed at least as much as they usually do, and skipped when
+// they changed less: the rule learns each hub's own normal. With Mirror set the threshold moves
+// towards 1 − ratio instead, the reading strata used before (docs/fidelity.md compares the two).
 //
-// For a steady ratio r this is an exponential moving average with the fixed point
-// clamp(1 − r, Min, Max): each visit multiplies the distance to it by (1 − Step), with 0 < Step <= 1,
-// so the threshold approaches it monotonically, never overshoots and so never oscillates, and a
-// noisy ratio is smoothed over about 1/Step visits (4 with the default). In the long run an
-// unchanged hub's subtree is visited when r >= 1 − r, that is when about half or more of its children
-// change; the 40 % start governs the first visits.
+// For a steady ratio r it approaches clamp(r, Min, Max) (or clamp(1 − r, …) mirrored)
+// monotonically, each visit multiplying the distance by (1 − Step), so it never overshoots and a
+// noisy ratio is smoothed over about 1/Step visits.
 func (s Selective) NextThreshold(threshold, ratio float64) float64 {
 	_, lo, hi, step := s.params()
 	t := s.Threshold(threshold)
-	next := t + step*((1-ratio01(ratio))-t)
+	target := ratio01(ratio)
+	if s.Mirror {
+		target = 1 - target
+	}
+	next := t + step*(target-t)
 	return min(max(next, lo), hi)
 }
 

@@ -7,73 +7,78 @@ import (
 	"testing"
 )
 
-// children returns n child histories of 10 records each, the first k of them with one change.
-func children(n, k int) [][]Record {
-	c := make([][]Record, n)
-	for i := range c {
-		changed := i < k
-		c[i] = hist(10, func(j int) bool { return changed && j == 4 })
-	}
-	return c
-}
-
-func TestChildChangeRatio(t *testing.T) {
+func TestChildEvidence(t *testing.T) {
 	ok, ch, fail := Record{}, Record{Changed: true}, Record{Failed: true}
 	tests := []struct {
 		name     string
 		children [][]Record
-		limit    int
-		want     float64
+		want     Evidence
+		enough   bool
 	}{
-		{"no children", nil, 10, 0},
-		{"no child with a record", [][]Record{nil, {}}, 10, 0},
-		{"table 2 page 1: 10% of internal pages changed", children(10, 1), 10, 0.10},
-		{"table 2 page 2: 89% of internal pages changed", children(100, 89), 10, 0.89},
-		{"children without records are ignored", [][]Record{{ok, ch}, nil, {ok, ok}, {}}, 10, 0.5},
-		{"children with only failed records are ignored", [][]Record{{ok, ch}, {fail, fail}}, 10, 1},
-		{"one change is enough", [][]Record{{ok, ok, ok, ok, ch}, {ok, ok}}, 10, 0.5},
-		{"a change before the child's window does not count", [][]Record{{ok, ch, ok, ok}, {ok, ch}}, 2, 0.5},
-		{"the first record of the child's window counts", [][]Record{{ok, ok, ch, ok}, {ok, ok}}, 2, 0.5},
-		{"failed records are skipped, the window reaches back", [][]Record{{ok, ch, ok, fail, fail}}, 2, 1},
-		{"Changed on a failed record is ignored", [][]Record{{ok, {Failed: true, Changed: true}}}, 10, 0},
-		{"limit <= 0 means 10", [][]Record{append([]Record{ok, ch}, make([]Record, 10)...)}, 0, 0},
+		{"no children", nil, Evidence{}, false},
+		{"a site crawled once: every child unknown", [][]Record{{ok}, {ok}, {ok}}, Evidence{Children: 3}, false},
+		{"a child with one fetch is unknown, not unchanged", [][]Record{{ok, ok}, {ok}, {ok}}, Evidence{Children: 3, Known: 1}, false},
+		{"half known is enough", [][]Record{{ok, ok}, {ok, ch}, {ok}, {}}, Evidence{Children: 4, Known: 2, Changed: 1}, true},
+		{"failed fetches are no evidence", [][]Record{{ok, fail, fail}, {fail, ok, ok}}, Evidence{Children: 2, Known: 1}, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := ChildChangeRatio(tt.children, tt.limit); math.Abs(got-tt.want) > 1e-12 {
-				t.Errorf("ChildChangeRatio = %v, want %v", got, tt.want)
+			got := ChildEvidence(tt.children, 10)
+			if got != tt.want || got.Enough() != tt.enough {
+				t.Errorf("ChildEvidence = %+v (enough %v), want %+v (enough %v)", got, got.Enough(), tt.want, tt.enough)
 			}
 		})
 	}
 }
 
+func TestQuiet(t *testing.T) {
+	ok, ch := Record{}, Record{Changed: true}
+	tests := []struct {
+		name    string
+		history []Record
+		want    bool
+	}{
+		{"never fetched", nil, false},
+		{"fetched once: no evidence", []Record{ok}, false},
+		{"two fetches, no change", []Record{ok, ok}, true},
+		{"changed in half of its fetches", []Record{ok, ch, ok, ch}, false},
+		{"one change in ten", []Record{ok, ok, ok, ok, ch, ok, ok, ok, ok, ok}, true},
+	}
+	for _, tt := range tests {
+		if got := Quiet(tt.history, 10, 0.4); got != tt.want {
+			t.Errorf("%s: Quiet = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
 func TestSelectiveDecide(t *testing.T) {
+	known := func(n, changed int) Evidence { return Evidence{Children: n, Known: n, Changed: changed} }
 	tests := []struct {
 		name       string
 		s          Selective
 		hubChanged bool
 		threshold  float64
-		ratio      float64
-		want       bool
+		e          Evidence
+		want       Verdict
 		reason     string
 	}{
-		{"hub changed, no child changed", Selective{}, true, 0.40, 0, true, "hub changed"},
-		{"hub changed, high threshold", Selective{}, true, 0.95, 0.01, true, "hub changed"},
-		{"table 2 page 2: 89% >= 40%", Selective{}, false, 0.40, 0.89, true, "89.0% of children changed >= threshold 40.0%"},
-		{"table 2 page 1: 10% < 40%", Selective{}, false, 0.40, 0.10, false, "10.0% of children changed < threshold 40.0%"},
-		{"ratio equal to the threshold visits", Selective{}, false, 0.40, 0.40, true, ">= threshold 40.0%"},
-		{"unset threshold means Start", Selective{}, false, 0, 0.39, false, "< threshold 40.0%"},
-		{"unset threshold, custom Start", Selective{Start: 0.3}, false, 0, 0.35, true, ">= threshold 30.0%"},
-		{"NaN threshold means Start", Selective{}, false, math.NaN(), 0.45, true, ">= threshold 40.0%"},
-		{"threshold above Max is clamped", Selective{}, false, 1, 0.96, true, ">= threshold 95.0%"},
-		{"threshold below Min is clamped", Selective{}, false, 0.01, 0.02, false, "< threshold 5.0%"},
-		{"no known child: ratio 0", Selective{}, false, 0.05, 0, false, "0.0% of children changed"},
-		{"NaN ratio counts as 0", Selective{}, false, 0.05, math.NaN(), false, "0.0% of children changed"},
-		{"ratio above 1 counts as 1", Selective{}, false, 0.95, 3, true, "100.0% of children changed"},
+		{"hub changed, no child changed", Selective{}, true, 0.40, known(10, 0), Follow, "hub changed"},
+		{"hub changed, high threshold", Selective{}, true, 0.95, known(100, 1), Follow, "hub changed"},
+		{"table 2 page 2: 89% >= 40%", Selective{}, false, 0.40, known(100, 89), Open, "89.0% of children changed >= threshold 40.0%"},
+		{"table 2 page 1: 10% < 40%", Selective{}, false, 0.40, known(10, 1), Skip, "10.0% of children changed < threshold 40.0%"},
+		{"ratio equal to the threshold opens", Selective{}, false, 0.40, known(10, 4), Open, ">= threshold 40.0%"},
+		{"unset threshold means Start", Selective{}, false, 0, known(100, 39), Skip, "< threshold 40.0%"},
+		{"unset threshold, custom Start", Selective{Start: 0.3}, false, 0, known(100, 35), Open, ">= threshold 30.0%"},
+		{"NaN threshold means Start", Selective{}, false, math.NaN(), known(100, 45), Open, ">= threshold 40.0%"},
+		{"threshold above Max is clamped", Selective{}, false, 1, known(100, 96), Open, ">= threshold 95.0%"},
+		{"threshold below Min is clamped", Selective{}, false, 0.01, known(100, 2), Skip, "< threshold 5.0%"},
+		{"children never fetched twice: no grounds to skip", Selective{}, false, 0.40, Evidence{Children: 4051}, Follow, "only 0 of its 4051"},
+		{"most children unknown", Selective{}, false, 0.40, Evidence{Children: 10, Known: 4}, Follow, "only 4 of its 10"},
+		{"no children at all", Selective{}, false, 0.40, Evidence{}, Follow, "only 0 of its 0"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, reason := tt.s.Decide(tt.hubChanged, tt.threshold, tt.ratio)
+			got, reason := tt.s.Decide(tt.hubChanged, tt.threshold, tt.e)
 			if got != tt.want || !strings.Contains(reason, tt.reason) {
 				t.Errorf("Decide = %v, %q; want %v, containing %q", got, reason, tt.want, tt.reason)
 			}
@@ -81,8 +86,8 @@ func TestSelectiveDecide(t *testing.T) {
 	}
 }
 
-// TestSelectiveNextThreshold is the table of the threshold rule with the default settings:
-// t' = clamp(t + 0.25 · ((1 − ratio) − t), 0.05, 0.95).
+// TestSelectiveNextThreshold is the table of the threshold rule with the default settings, the
+// paper's direction: t' = clamp(t + 0.25 · (ratio − t), 0.05, 0.95); mirrored, towards 1 − ratio.
 func TestSelectiveNextThreshold(t *testing.T) {
 	tests := []struct {
 		name      string
@@ -91,23 +96,22 @@ func TestSelectiveNextThreshold(t *testing.T) {
 		ratio     float64
 		want      float64
 	}{
-		{"start, 89% changed: falls", Selective{}, 0.40, 0.89, 0.3275},
-		{"start, 10% changed: rises", Selective{}, 0.40, 0.10, 0.525},
-		{"start, 60% changed: steady at 1 − ratio", Selective{}, 0.40, 0.60, 0.40},
-		{"start, none changed: rises by a quarter of the gap to 1", Selective{}, 0.40, 0, 0.55},
-		{"start, all changed: falls by a quarter of the gap to 0", Selective{}, 0.40, 1, 0.30},
-		{"high, all changed", Selective{}, 0.90, 1, 0.675},
-		{"low, none changed", Selective{}, 0.10, 0, 0.325},
-		{"kept at Min", Selective{}, 0.06, 1, 0.05},
-		{"kept at Max", Selective{}, 0.94, 0, 0.95},
-		{"unset threshold starts at Start", Selective{}, 0, 0.60, 0.40},
-		{"NaN threshold starts at Start", Selective{}, math.NaN(), 0, 0.55},
-		{"stored threshold above Max is clamped first", Selective{}, 2, 0, 0.95},
-		{"NaN ratio counts as 0", Selective{}, 0.40, math.NaN(), 0.55},
-		{"ratio above 1 counts as 1", Selective{}, 0.40, 7, 0.30},
-		{"Step 1 jumps to 1 − ratio", Selective{Step: 1}, 0.40, 0.89, 0.11},
-		{"Step 0.5", Selective{Step: 0.5}, 0.40, 0.10, 0.65},
-		{"custom bounds", Selective{Min: 0.2, Max: 0.6}, 0.55, 0, 0.6},
+		{"start, 89% changed: rises", Selective{}, 0.40, 0.89, 0.5225},
+		{"start, 10% changed: falls", Selective{}, 0.40, 0.10, 0.325},
+		{"start, 40% changed: steady", Selective{}, 0.40, 0.40, 0.40},
+		{"start, none changed: falls by a quarter of the gap to 0", Selective{}, 0.40, 0, 0.30},
+		{"start, all changed: rises by a quarter of the gap to 1", Selective{}, 0.40, 1, 0.55},
+		{"kept at Min", Selective{}, 0.06, 0, 0.05},
+		{"kept at Max", Selective{}, 0.94, 1, 0.95},
+		{"unset threshold starts at Start", Selective{}, 0, 0.40, 0.40},
+		{"NaN threshold starts at Start", Selective{}, math.NaN(), 0, 0.30},
+		{"stored threshold above Max is clamped first", Selective{}, 2, 1, 0.95},
+		{"NaN ratio counts as 0", Selective{}, 0.40, math.NaN(), 0.30},
+		{"ratio above 1 counts as 1", Selective{}, 0.40, 7, 0.55},
+		{"Step 1 jumps to the ratio", Selective{Step: 1}, 0.40, 0.89, 0.89},
+		{"custom bounds", Selective{Min: 0.2, Max: 0.6}, 0.55, 1, 0.6},
+		{"mirrored: 89% changed falls towards 11%", Selective{Mirror: true}, 0.40, 0.89, 0.3275},
+		{"mirrored: 10% changed rises towards 90%", Selective{Mirror: true}, 0.40, 0.10, 0.525},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -119,13 +123,16 @@ func TestSelectiveNextThreshold(t *testing.T) {
 }
 
 // TestSelectiveThresholdConverges: for a steady ratio the threshold moves monotonically towards
-// clamp(1 − ratio, Min, Max), never crosses it, and gets within 1e-6 of it.
+// clamp(ratio, Min, Max) (mirrored: clamp(1 − ratio, …)), never crosses it, and gets within 1e-6 of it.
 func TestSelectiveThresholdConverges(t *testing.T) {
-	for _, s := range []Selective{{}, {Step: 0.1}, {Step: 1}, {Min: 0.3, Max: 0.7, Step: 0.6}} {
+	for _, s := range []Selective{{}, {Step: 0.1}, {Step: 1}, {Min: 0.3, Max: 0.7, Step: 0.6}, {Mirror: true}} {
 		_, lo, hi, _ := s.params()
 		for _, start := range []float64{0, lo, 0.2, 0.5, 0.8, hi} {
 			for _, ratio := range []float64{0, 0.1, 0.4, 0.5, 0.6, 0.89, 1} {
-				target := min(max(1-ratio, lo), hi)
+				target := min(max(ratio, lo), hi)
+				if s.Mirror {
+					target = min(max(1-ratio, lo), hi)
+				}
 				t.Run(fmt.Sprintf("%+v/from_%v/ratio_%v", s, start, ratio), func(t *testing.T) {
 					th := s.Threshold(start)
 					side := math.Signbit(target - th)
@@ -148,35 +155,22 @@ func TestSelectiveThresholdConverges(t *testing.T) {
 	}
 }
 
-// TestSelectiveSteadyDecision: with a steady ratio the decision settles, and in the long run an
-// unchanged hub's subtree is visited when at least about half of its children change.
-func TestSelectiveSteadyDecision(t *testing.T) {
-	tests := []struct {
-		ratio     float64
-		wantFirst bool
-		wantLast  bool
-	}{
-		{0.10, false, false},
-		{0.45, true, false}, // 45% >= 40% at first; the threshold rises towards 55%
-		{0.55, true, true},
-		{0.89, true, true},
-	}
+// TestSelectiveOpensOnUnusualChange: the paper's threshold learns a hub's normal share of changed
+// children, so an unchanged hub's subtree is opened when more of its children changed than usually
+// do, and skipped in an ordinary quiet run.
+func TestSelectiveOpensOnUnusualChange(t *testing.T) {
 	var s Selective
-	for _, tt := range tests {
-		t.Run(fmt.Sprintf("ratio_%v", tt.ratio), func(t *testing.T) {
-			th := 0.0
-			var first, last bool
-			for i := range 50 {
-				last, _ = s.Decide(false, th, tt.ratio)
-				if i == 0 {
-					first = last
-				}
-				th = s.NextThreshold(th, tt.ratio)
-			}
-			if first != tt.wantFirst || last != tt.wantLast {
-				t.Errorf("ratio %v: first visit %v, last %v; want %v, %v", tt.ratio, first, last, tt.wantFirst, tt.wantLast)
-			}
-		})
+	th := 0.0
+	for range 20 { // a hub whose children usually change 20 % at a time
+		th = s.NextThreshold(th, 0.2)
+	}
+	for _, tt := range []struct {
+		changed int
+		want    Verdict
+	}{{10, Skip}, {25, Open}, {60, Open}} {
+		if got, _ := s.Decide(false, th, Evidence{Children: 100, Known: 100, Changed: tt.changed}); got != tt.want {
+			t.Errorf("threshold %.3f, %d%% of children changed: %v, want %v", th, tt.changed, got, tt.want)
+		}
 	}
 }
 
@@ -214,8 +208,8 @@ func TestSelectiveDefaults(t *testing.T) {
 	if got := bad.Threshold(0); got != DefaultThresholdStart {
 		t.Errorf("Threshold with invalid settings = %v, want %v", got, DefaultThresholdStart)
 	}
-	if got := bad.NextThreshold(0.40, 0.89); math.Abs(got-0.3275) > 1e-12 {
-		t.Errorf("NextThreshold with invalid settings = %v, want 0.3275", got)
+	if got := bad.NextThreshold(0.40, 0.89); math.Abs(got-0.5225) > 1e-12 {
+		t.Errorf("NextThreshold with invalid settings = %v, want 0.5225", got)
 	}
 }
 
@@ -265,6 +259,16 @@ func TestHubAdjustExhaustive(t *testing.T) {
 			}
 		}
 	}
+}
+
+// children returns n child histories of 10 records each, the first k of them with one change.
+func children(n, k int) [][]Record {
+	c := make([][]Record, n)
+	for i := range c {
+		changed := i < k
+		c[i] = hist(10, func(j int) bool { return changed && j == 4 })
+	}
+	return c
 }
 
 // TestPaperPage2Settles follows table 2, page 2 through repeated recalculations: the hub changes once

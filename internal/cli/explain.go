@@ -127,12 +127,16 @@ func explainURL(ctx context.Context, cfg *config.Config, db *store.DB, u string)
 			trust, hh.Announced, hh.Announced+hh.Missed, fmtTime(hh.ReadAt))
 	}
 	if len(kids) > 0 {
-		ratio := frequency.ChildChangeRatio(crawler.FrequencyHistories(kids), limit)
-		fact("children", "%d known; %.0f%% changed over their last %d records", len(kids), 100*ratio, limit)
-		fact("threshold", "%.2f (the subtree is visited when the hub is unchanged and at least this share of children changed)",
-			rule.Threshold(info.Threshold))
+		ev := frequency.ChildEvidence(crawler.FrequencyHistories(kids), limit)
+		fact("children", "%d known, %d of them fetched twice or more; of those %.0f%% changed over their last %d records",
+			ev.Children, ev.Known, 100*ev.Ratio(), limit)
+		fact("threshold", "%.2f (when the hub is unchanged: its subtree is opened if at least this share of children changed, "+
+			"else its quiet pages wait)", rule.Threshold(info.Threshold))
 	}
-	e.NextRun = nextRun(info, kids, rule, limit)
+	if info.SkippedRun > 0 {
+		fact("last skipped", "run %d, by the selective rule of %s (skipped %d runs in a row so far)", info.SkippedRun, info.SkippedBy, info.Skips)
+	}
+	e.NextRun = nextRun(info, recs, kids, rule, limit)
 	if info.State == "active" && policy == nil {
 		e.NextRun = append(e.NextRun, "after its next crawl, its change rate is re-estimated and the optimal plan gives it its bucket's fr_max (see strata plan)")
 	}
@@ -147,7 +151,7 @@ func explainURL(ctx context.Context, cfg *config.Config, db *store.DB, u string)
 }
 
 // nextRun explains, in sentences, what the next run will do with the page.
-func nextRun(info *store.URLInfo, kids [][]store.Record, rule frequency.Selective, limit int) []string {
+func nextRun(info *store.URLInfo, recs []store.Record, kids [][]store.Record, rule frequency.Selective, limit int) []string {
 	var out []string
 	switch info.State {
 	case "active":
@@ -164,22 +168,35 @@ func nextRun(info *store.URLInfo, kids [][]store.Record, rule frequency.Selectiv
 		out = append(out, fmt.Sprintf("not due: fr %d counts down to %d (due in %d runs)", info.Fr, info.Fr-1, info.Fr))
 	} else {
 		out = append(out, fmt.Sprintf("due: fr %d counts down to 0", info.Fr))
-		if info.ParentURL != "" && info.Skips < 3 {
-			out = append(out, fmt.Sprintf("unless its hub %s comes due too, is unchanged and too few of its children changed: "+
-				"then its subtree, this page included, is skipped (skipped %d runs in a row so far; crawled anyway after 3)",
+		quiet := frequency.Quiet(crawler.FrequencyRecords(recs), limit, rule.Threshold(0))
+		switch {
+		case info.ParentURL == "":
+		case !frequency.HasEvidence(crawler.FrequencyRecords(recs)):
+			out = append(out, "its hubs cannot skip it: it has not been fetched twice yet, so nothing shows it is quiet")
+		case info.Skips >= 3:
+			out = append(out, "crawled whatever its hubs decide: skipped 3 runs in a row already")
+		case quiet:
+			out = append(out, fmt.Sprintf("unless a hub above it (its parent %s, or one further up) comes due too, is unchanged and too few of "+
+				"its children changed: then its quiet pages, this one included, wait a run (skipped %d runs in a row so far; crawled anyway after 3)",
 				info.ParentURL, info.Skips))
+		default:
+			out = append(out, "its hubs cannot skip it: its own history shows it changes too often")
 		}
 	}
 	if len(kids) > 0 {
-		ratio := frequency.ChildChangeRatio(crawler.FrequencyHistories(kids), limit)
-		visit, _ := rule.Decide(false, rule.Threshold(info.Threshold), ratio)
-		verdict := "skipped"
-		if visit {
-			verdict = "visited"
+		ev := frequency.ChildEvidence(crawler.FrequencyHistories(kids), limit)
+		verdict, why := rule.Decide(false, rule.Threshold(info.Threshold), ev)
+		var what string
+		switch verdict {
+		case frequency.Open:
+			what = "opened: its children are crawled in this run"
+		case frequency.Skip:
+			what = "skipped: its quiet due pages wait a run"
+		default:
+			what = "left alone: its children are crawled as their own fr allows"
 		}
-		out = append(out, fmt.Sprintf("as a hub: if it is crawled and unchanged, its subtree will be %s (%.0f%% of children changed, threshold %.0f%%); "+
-			"if it changed, its links are followed and its children visited as their own fr allows",
-			verdict, 100*ratio, 100*rule.Threshold(info.Threshold)))
+		out = append(out, fmt.Sprintf("as a hub: if it is crawled and unchanged, its subtree will be %s (%s); "+
+			"if it changed, its links are followed and its children visited as their own fr allows", what, why))
 	}
 	return out
 }

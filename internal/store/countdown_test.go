@@ -221,7 +221,7 @@ func TestDueTable(t *testing.T) {
 	_, err = db.ForceChildren(ctx, 1, runStart.Add(time.Hour))
 	must(err)
 	check("forcing a hub's children")
-	_, err = db.SkipSubtree(ctx, 1, 6, 3)
+	_, err = db.SkipSubtree(ctx, 1, 6, 3, func([]store.Record) bool { return true })
 	must(err)
 	check("skipping a subtree")
 	must(db.DeferByHint(ctx, []int64{5, 6}))

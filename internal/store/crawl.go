@@ -739,7 +739,11 @@ type URLInfo struct {
 	Statuses    []int  // of the last 10 fetches, newest first
 	LastError   string // of the newest fetch
 	Skips       int    // runs in a row the selective rule skipped it
-	ParentID    int64  // the page it was first found on, 0 for a seed
+	// SkippedRun is the last run the selective rule left it out of (0: never), and SkippedBy the hub
+	// whose rule did — its parent, or a page further up such as its seed.
+	SkippedRun  int64
+	SkippedBy   string
+	ParentID    int64 // the page it was first found on, 0 for a seed
 	ParentURL   string
 	ChangeRate  float64 // estimated changes per run; -1 when not estimated yet
 	RateBucket  int
@@ -758,16 +762,17 @@ type URLInfo struct {
 func (db *DB) URLInfo(ctx context.Context, url string) (*URLInfo, error) {
 	var in URLInfo
 	var date, siteDate, hint sql.NullString
-	var parent sql.NullString
-	var parentID sql.NullInt64
+	var parent, skipper sql.NullString
+	var parentID, skippedRun sql.NullInt64
 	err := db.sql.QueryRowContext(ctx, `SELECT u.id, u.url, u.state, u.level, `+frOf("u.due_tick")+`, u.fr_max, u.threshold, u.is_seed, u.date,
-		u.skips, u.parent_id, p.url, coalesce(u.change_rate, -1), u.rate_bucket,
+		u.skips, u.skipped_run, s.url, u.parent_id, p.url, coalesce(u.change_rate, -1), u.rate_bucket,
 		u.release_days, u.weight, u.priority, u.site_date, u.hint_lastmod, coalesce(u.hint_source, '')
-		FROM urls u LEFT JOIN urls p ON p.id = u.parent_id WHERE u.url = ?`, url).
+		FROM urls u LEFT JOIN urls p ON p.id = u.parent_id LEFT JOIN urls s ON s.id = u.skipped_by WHERE u.url = ?`, url).
 		Scan(&in.ID, &in.URL, &in.State, &in.Level, &in.Fr, &in.FrMax, &in.Threshold, &in.IsSeed, &date, &in.Skips,
-			&parentID, &parent, &in.ChangeRate, &in.RateBucket,
+			&skippedRun, &skipper, &parentID, &parent, &in.ChangeRate, &in.RateBucket,
 			&in.ReleaseDays, &in.Weight, &in.Priority, &siteDate, &hint, &in.HintSource)
 	in.ParentID, in.ParentURL = parentID.Int64, parent.String
+	in.SkippedRun, in.SkippedBy = skippedRun.Int64, skipper.String
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("URL %s: %w", url, ErrNotFound)
 	}

@@ -428,21 +428,62 @@ func (db *DB) ForceChildren(ctx context.Context, hub int64, runStart time.Time) 
 	return hosts, rows.Err()
 }
 
-// SkipSubtree leaves out of run the due pages below hub (its children, theirs, and so on) that have
-// been skipped fewer than maxSkips runs in a row, and counts the skip. A page skipped maxSkips times
-// in a row is crawled anyway, so no page's record can freeze for ever. It returns how many it skipped.
-func (db *DB) SkipSubtree(ctx context.Context, hub, run int64, maxSkips int) (int, error) {
-	res, err := db.sql.ExecContext(ctx, `WITH RECURSIVE below(id) AS (
-			SELECT id FROM urls WHERE parent_id = ?1
-			UNION SELECT u.id FROM urls u JOIN below b ON u.parent_id = b.id)
-		UPDATE urls SET skipped_run = ?2, skips = skips + 1
-		WHERE id IN (SELECT id FROM below) AND `+isDue+` AND skips < ?3
-		AND (skipped_run IS NULL OR skipped_run <> ?2)`, hub, run, maxSkips)
+// SkipSubtree leaves out of run the due pages below hub (its children, theirs, and so on) whose own
+// records quiet approves (frequency.Quiet, with the hub's threshold) and that have been skipped
+// fewer than maxSkips runs in a row, and counts the skip. A page skipped maxSkips times in a row is
+// crawled anyway, so no page's record can freeze for ever; a page quiet does not approve — never
+// fetched, fetched once, or changing often — is never skipped, so a skip cannot spread through a
+// site that gave no evidence. Each skipped page records hub as the page that left it out. It
+// returns how many it skipped.
+func (db *DB) SkipSubtree(ctx context.Context, hub, run int64, maxSkips int, quiet func([]Record) bool) (int, error) {
+	n := 0
+	err := db.inTx(ctx, func(tx *sql.Tx) error {
+		rows, err := tx.QueryContext(ctx, `WITH RECURSIVE below(id) AS (
+				SELECT id FROM urls WHERE parent_id = ?1
+				UNION SELECT u.id FROM urls u JOIN below b ON u.parent_id = b.id)
+			SELECT id, recent FROM urls WHERE id IN (SELECT id FROM below) AND `+isDue+` AND skips < ?3
+			AND (skipped_run IS NULL OR skipped_run <> ?2)`, hub, run, maxSkips)
+		if err != nil {
+			return err
+		}
+		var ids []int64
+		for rows.Next() {
+			var id int64
+			var blob []byte
+			if err := rows.Scan(&id, &blob); err != nil {
+				rows.Close()
+				return err
+			}
+			recs, err := decodeRecent(blob)
+			if err != nil {
+				rows.Close()
+				return fmt.Errorf("URL %d: %w", id, err)
+			}
+			if quiet(recs) {
+				ids = append(ids, id)
+			}
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		skip, err := tx.PrepareContext(ctx, `UPDATE urls SET skipped_run = ?, skips = skips + 1, skipped_by = ? WHERE id = ?`)
+		if err != nil {
+			return err
+		}
+		defer skip.Close()
+		for _, id := range ids {
+			if _, err := skip.ExecContext(ctx, run, hub, id); err != nil {
+				return err
+			}
+		}
+		n = len(ids)
+		return nil
+	})
 	if err != nil {
 		return 0, fmt.Errorf("skip the subtree of URL %d: %w", hub, err)
 	}
-	n, _ := res.RowsAffected()
-	return int(n), nil
+	return n, nil
 }
 
 // Records returns a page's last limit records, oldest first.
