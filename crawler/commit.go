@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/strata-crawler/strata/archive"
+	"github.com/strata-crawler/strata/internal/crashpoint"
 	"github.com/strata-crawler/strata/internal/store"
 )
 
@@ -123,11 +124,13 @@ func (c *committer) commit(ctx context.Context, batch []*commitJob) {
 		owners = append(owners, j)
 	}
 	if len(versions) > 0 {
+		crashpoint.Hit("staged") // temporary files in the run's directory
 		for i, err := range c.arch.Commit(versions) {
 			if err != nil {
 				failed(owners[i], err)
 			}
 		}
+		crashpoint.Hit("archived") // versions in place that no fetch records
 	}
 	recs := make([]store.FetchRecord, len(batch))
 	for i, j := range batch {

@@ -537,7 +537,10 @@ func (db *DB) CloseStaleRuns(ctx context.Context) ([]Run, error) {
 		fetched = (SELECT count(*) FROM fetches WHERE run_id = runs.id AND status > 0),
 		changed = (SELECT count(*) FROM fetches WHERE run_id = runs.id AND changed),
 		not_modified = (SELECT count(*) FROM fetches WHERE run_id = runs.id AND not_modified),
-		errors = (SELECT count(*) FROM fetches WHERE run_id = runs.id AND error IS NOT NULL)
+		errors = (SELECT count(*) FROM fetches WHERE run_id = runs.id AND error IS NOT NULL),
+		not_found = (SELECT count(*) FROM fetches WHERE run_id = runs.id AND status IN (404, 410)),
+		gone = (SELECT count(*) FROM fetches f JOIN urls u ON u.id = f.url_id WHERE f.run_id = runs.id
+			AND f.status IN (404, 410) AND u.state = 'gone' AND f.id = (SELECT max(g.id) FROM fetches g WHERE g.url_id = f.url_id))
 		WHERE status = 'running' RETURNING `+runColumns)
 	if err != nil {
 		return nil, fmt.Errorf("close stale runs: %w", err)
