@@ -246,7 +246,7 @@ func (d *Dir) Repair(runStart time.Time, known func(rel string) bool) (int, erro
 		if err != nil {
 			return opError("repair", dir, err)
 		}
-		version := false
+		version, meta := false, false
 		for _, e := range entries {
 			name := e.Name()
 			switch {
@@ -259,13 +259,12 @@ func (d *Dir) Repair(runStart time.Time, known func(rel string) bool) (int, erro
 					return opError("remove", filepath.Join(dir, name), err)
 				}
 			case name == HTMLFile || name == RawFile || name == TextFile || name == MetaFile:
-				version = true
+				version, meta = true, meta || name == MetaFile
 			}
 		}
 		if version {
 			rel, _ := filepath.Rel(d.root, dir)
-			_, err := os.Lstat(filepath.Join(dir, MetaFile))
-			if err != nil || !known(filepath.ToSlash(rel)) {
+			if !meta || !known(filepath.ToSlash(rel)) {
 				for _, name := range []string{MetaFile, HTMLFile, RawFile, TextFile} {
 					if err := os.Remove(filepath.Join(dir, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 						return opError("repair: remove", filepath.Join(dir, name), err)
