@@ -185,6 +185,7 @@ func (s *session) crawl(ctx context.Context, cron bool, only []int64) (*crawlRes
 		r := &res.run
 		r.Fetched, r.Changed, r.Unchanged, r.NotModified = st.Fetched, st.Changed, st.Unchanged+st.New, st.NotModified
 		r.Errors, r.Blocked, r.NewURLs, r.Bytes, r.CrawlTime = st.Errors, st.Blocked, st.NewURLs, st.Bytes, st.Elapsed
+		r.NotFound, r.Gone = st.NotFound, st.Gone
 		r.SkippedFr, r.SkippedSelective = st.SkippedFr, st.SkippedSelective
 		r.Hubs, r.HubsReentered, r.TrapEvents = st.Hubs, st.Forced, st.TrapEvents
 		r.Budget, r.NewFetched, r.KnownFetched = st.Budget, st.NewFetched, st.KnownFetched
@@ -379,6 +380,9 @@ func summarize(runID int64, st *crawler.Stats) string {
 		st.Fetched, st.Changed, st.Unchanged, st.NotModified, st.New, st.Blocked, st.Errors)
 	if st.Filtered > 0 {
 		fmt.Fprintf(&b, ", %d rejected by the URL filter", st.Filtered)
+	}
+	if st.NotFound > 0 || st.Gone > 0 {
+		fmt.Fprintf(&b, ", %d not found (404 or 410), %s marked gone", st.NotFound, plural(st.Gone, "page"))
 	}
 	fmt.Fprintf(&b, "; %d not due (fr), %d skipped with their unchanged hub", st.SkippedFr, st.SkippedSelective)
 	if st.Forced > 0 {

@@ -46,6 +46,8 @@ const (
 	evil  = "https://news.example/evil"
 	docs  = "https://news.example/docs/"
 	other = "https://blog.example/"
+	old   = "https://news.example/old"     // answers 410 in run 3: gone
+	moved = "https://news.example/missing" // answers 404 in run 3: not found, still active
 )
 
 // texts of the front page in runs 1, 2 and 3.
@@ -123,6 +125,8 @@ func buildFixture(t testing.TB, dir string) *fixture {
 		{URL: docs, Host: "news.example", FrMax: 1, ParentID: f.ids[front], RootID: f.ids[front]},
 		{URL: hostileURL, Host: "news.example", FrMax: 1, ParentID: f.ids[front], RootID: f.ids[front]},
 		{URL: jsURL, Host: "news.example", FrMax: 1, ParentID: f.ids[front], RootID: f.ids[front]},
+		{URL: old, Host: "news.example", FrMax: 1, ParentID: f.ids[front], RootID: f.ids[front]},
+		{URL: moved, Host: "news.example", FrMax: 1, ParentID: f.ids[front], RootID: f.ids[front]},
 	}
 	for i := range 120 {
 		kids = append(kids, store.NewURL{URL: fmt.Sprintf("https://news.example/many/p%03d", i), Host: "news.example", FrMax: 1})
@@ -188,6 +192,18 @@ func buildFixture(t testing.TB, dir string) *fixture {
 				// magnitudes repeat so that the keyset must break ties by fetch id
 				record(u, "", "", "", true, float64(i%7)/10)
 			}
+			for _, nf := range []struct {
+				u      string
+				status int
+				state  string
+			}{{old, 410, "gone"}, {moved, 404, ""}} {
+				clock = clock.Add(time.Second)
+				must(w.RecordFetch(ctx, store.FetchRecord{URLID: f.ids[nf.u], RunID: id, FetchedAt: clock, Status: nf.status,
+					Error: fmt.Sprintf("HTTP %d", nf.status), NextFr: 1, State: nf.state}))
+				r.Fetched++
+				r.NotFound++
+			}
+			r.Gone = 1
 		}
 		r.EndedAt = clock
 		must(w.FinishRun(ctx, r))

@@ -430,14 +430,16 @@ func (db *DB) ForceChildren(ctx context.Context, hub int64, runStart time.Time) 
 
 // SkipSubtree leaves out of run the due pages below hub (its children, theirs, and so on) that have
 // been skipped fewer than maxSkips runs in a row, and counts the skip. A page skipped maxSkips times
-// in a row is crawled anyway, so no page's record can freeze for ever. It returns how many it skipped.
+// in a row is crawled anyway, so no page's record can freeze for ever. A page whose last answer was
+// 404 is never skipped: whether it is gone is learnt by fetching it (see Countdown). It returns how
+// many it skipped.
 func (db *DB) SkipSubtree(ctx context.Context, hub, run int64, maxSkips int) (int, error) {
 	res, err := db.sql.ExecContext(ctx, `WITH RECURSIVE below(id) AS (
 			SELECT id FROM urls WHERE parent_id = ?1
 			UNION SELECT u.id FROM urls u JOIN below b ON u.parent_id = b.id)
 		UPDATE urls SET skipped_run = ?2, skips = skips + 1
 		WHERE id IN (SELECT id FROM below) AND `+isDue+` AND skips < ?3
-		AND (skipped_run IS NULL OR skipped_run <> ?2)`, hub, run, maxSkips)
+		AND (skipped_run IS NULL OR skipped_run <> ?2) AND last_status IS NOT 404`, hub, run, maxSkips)
 	if err != nil {
 		return 0, fmt.Errorf("skip the subtree of URL %d: %w", hub, err)
 	}

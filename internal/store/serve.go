@@ -238,7 +238,8 @@ type TreeEntry struct {
 	Name  string // the path segment, with a trailing '/' for a directory
 	URL   string // prefix + Name
 	Dir   bool
-	URLID int64 // the page at URL, 0 if strata knows no URL that is exactly URL
+	URLID int64  // the page at URL, 0 if strata knows no URL that is exactly URL
+	State string // that page's state ("gone", say); "" when URLID is 0
 }
 
 // Tree lists the children of the URL directory prefix (a URL ending in '/') whose names sort after
@@ -259,17 +260,17 @@ func (db *DB) Tree(ctx context.Context, prefix, after string, limit int) ([]Tree
 			lower, inclusive = prefix+after[:len(after)-1]+"0", true
 		}
 	}
-	past, err := db.sql.PrepareContext(ctx, `SELECT id, url FROM urls WHERE url > ? AND url < ? ORDER BY url LIMIT 1`)
+	past, err := db.sql.PrepareContext(ctx, `SELECT id, url, state FROM urls WHERE url > ? AND url < ? ORDER BY url LIMIT 1`)
 	if err != nil {
 		return nil, fmt.Errorf("tree of %s: %w", prefix, err)
 	}
 	defer past.Close()
-	from, err := db.sql.PrepareContext(ctx, `SELECT id, url FROM urls WHERE url >= ? AND url < ? ORDER BY url LIMIT 1`)
+	from, err := db.sql.PrepareContext(ctx, `SELECT id, url, state FROM urls WHERE url >= ? AND url < ? ORDER BY url LIMIT 1`)
 	if err != nil {
 		return nil, fmt.Errorf("tree of %s: %w", prefix, err)
 	}
 	defer from.Close()
-	exact, err := db.sql.PrepareContext(ctx, `SELECT id FROM urls WHERE url = ?`)
+	exact, err := db.sql.PrepareContext(ctx, `SELECT id, state FROM urls WHERE url = ?`)
 	if err != nil {
 		return nil, fmt.Errorf("tree of %s: %w", prefix, err)
 	}
@@ -277,12 +278,12 @@ func (db *DB) Tree(ctx context.Context, prefix, after string, limit int) ([]Tree
 	var out []TreeEntry
 	for len(out) < limit {
 		var id int64
-		var u string
+		var u, state string
 		next := past
 		if inclusive {
 			next = from
 		}
-		err := next.QueryRowContext(ctx, lower, end).Scan(&id, &u)
+		err := next.QueryRowContext(ctx, lower, end).Scan(&id, &u, &state)
 		if errors.Is(err, sql.ErrNoRows) {
 			break
 		}
@@ -297,12 +298,12 @@ func (db *DB) Tree(ctx context.Context, prefix, after string, limit int) ([]Tree
 		e.URL = prefix + e.Name
 		switch {
 		case !e.Dir:
-			e.URLID = id
+			e.URLID, e.State = id, state
 			lower, inclusive = e.URL, false
 		default:
 			if u == e.URL {
-				e.URLID = id
-			} else if err := exact.QueryRowContext(ctx, e.URL).Scan(&e.URLID); err != nil && !errors.Is(err, sql.ErrNoRows) {
+				e.URLID, e.State = id, state
+			} else if err := exact.QueryRowContext(ctx, e.URL).Scan(&e.URLID, &e.State); err != nil && !errors.Is(err, sql.ErrNoRows) {
 				return nil, fmt.Errorf("tree of %s: %w", prefix, err)
 			}
 			lower, inclusive = e.URL[:len(e.URL)-1]+"0", true
