@@ -24,13 +24,20 @@ func (s *session) repair(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	orphans := 0
 	for _, r := range runs {
 		removed, err := seal(ctx, s.db, s.arch, r.ID, r.StartedAt)
 		if err != nil {
 			return err
 		}
-		s.a.log.Info("sealed an earlier run's archive directory: orphans removed, manifest written",
-			"run", r.ID, "status", r.Status, "orphans_removed", removed)
+		if removed > 0 {
+			s.a.log.Warn("removed versions an earlier run left unrecorded or incomplete", "run", r.ID, "versions", removed)
+		}
+		orphans += removed
+	}
+	if len(runs) > 0 {
+		s.a.log.Info("sealed the archive directories of earlier runs: orphans removed, manifests written",
+			"runs", len(runs), "first", runs[0].ID, "last", runs[len(runs)-1].ID, "versions_removed", orphans)
 	}
 	return nil
 }

@@ -35,13 +35,14 @@ func (db *DB) SealRun(ctx context.Context, run int64, at time.Time) error {
 	return nil
 }
 
-// RunFiles calls fn for every fetch of run that put something in the run's archive directory: with
-// the version it recorded, or with the URL of a page it fetched unchanged (200, no error, nothing
-// stored), whose snapshot link the directory holds when archive.snapshot is on. Anything else in
-// the directory is an orphan. fn must not use the database.
+// RunFiles calls fn for every fetch of run that may have put something in the run's archive
+// directory: with the version it recorded, or with the URL of a page it fetched with a 200 and
+// stored nothing for — unchanged, whose snapshot link the directory holds when archive.snapshot is
+// on (a truncated page's fetch notes an error and is linked all the same). Anything else in the
+// directory is an orphan. fn must not use the database.
 func (db *DB) RunFiles(ctx context.Context, run int64, fn func(version, unchangedURL string)) error {
 	rows, err := db.sql.QueryContext(ctx, `SELECT f.archive_path, u.url FROM fetches f JOIN urls u ON u.id = f.url_id
-		WHERE f.run_id = ? AND (f.archive_path IS NOT NULL OR (f.status = 200 AND f.error IS NULL))`, run)
+		WHERE f.run_id = ? AND (f.archive_path IS NOT NULL OR f.status = 200)`, run)
 	if err != nil {
 		return fmt.Errorf("archive files of run %d: %w", run, err)
 	}
