@@ -14,6 +14,7 @@ import (
 
 	_ "modernc.org/sqlite"
 
+	"github.com/strata-crawler/strata/internal/crashpoint"
 	"github.com/strata-crawler/strata/internal/testweb"
 )
 
@@ -21,6 +22,16 @@ import (
 // the tests, so the subprocess tests below exercise the real exit codes and standard error.
 func TestMain(m *testing.M) {
 	if os.Getenv("STRATA_TEST_MAIN") == "1" {
+		// STRATA_TEST_CRASH names the crash point at which this process kills itself, as kill -9
+		// would (package crashpoint); STRATA_TEST_FSIZE caps the size of every file it writes, as a
+		// full disk would (Linux only).
+		if p := os.Getenv("STRATA_TEST_CRASH"); p != "" {
+			crashpoint.Arm(p)
+		}
+		if err := limitFileSize(os.Getenv("STRATA_TEST_FSIZE")); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(99)
+		}
 		main()
 		return
 	}
@@ -29,9 +40,15 @@ func TestMain(m *testing.M) {
 
 func strata(t *testing.T, dir string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
+	return strataEnv(t, dir, nil, args...)
+}
+
+// strataEnv is strata with more environment variables.
+func strataEnv(t *testing.T, dir string, env []string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
 	cmd := exec.Command(os.Args[0], args...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "STRATA_TEST_MAIN=1")
+	cmd.Env = append(append(os.Environ(), "STRATA_TEST_MAIN=1"), env...)
 	var out, errb strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
@@ -184,6 +201,7 @@ func TestKillDuringCrawl(t *testing.T) {
 	for _, v := range web.Violations(testweb.CheckOptions{MinGap: gap}) {
 		t.Error(v)
 	}
+	checkArchive(t, dir) // and every killed run got its manifest
 }
 
 func pages(w *testweb.Web) int {

@@ -5,9 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"net/url"
 	"os"
-	"path"
 	"path/filepath"
 	"time"
 )
@@ -36,12 +34,10 @@ func (p *Pending) Path() string { return p.rel }
 // needs. Nothing is in place or durable until [Dir.Commit]; [Pending.Discard] removes what Stage
 // wrote. On an error nothing of the version is left behind.
 func (d *Dir) Stage(runStart time.Time, v Version) (*Pending, error) {
-	u, err := url.Parse(v.URL)
+	rel, err := VersionPath(runStart, v.URL)
 	if err != nil {
-		return nil, fmt.Errorf("archive %s: %w", v.URL, err)
+		return nil, err
 	}
-	runRel := RunDir(runStart)
-	rel := path.Join(runRel, PagePath(u))
 	p := &Pending{rel: rel, dir: filepath.Join(d.root, filepath.FromSlash(rel))}
 	raw := HTMLFile
 	if !IsHTML(v.ContentType) {

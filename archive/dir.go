@@ -9,7 +9,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"sort"
+
 	"strings"
 	"time"
 )
@@ -227,53 +227,55 @@ func (d *Dir) Remove(rel string) error {
 	return nil
 }
 
-// Repair makes a run directory whose run was cut off consistent: it removes temporary files,
-// versions without page.json (a crash between their files) and versions that known says the
-// database does not record (a crash between the files and the database commit). It returns how many
-// versions it removed.
+// Repair makes a run directory whose run was cut off, or whose writes failed, consistent: it
+// removes temporary files, versions without page.json (a crash between their files) and versions
+// that known says the database does not record (a crash between the files and the database
+// commit, or a commit that failed), then the directories left empty. It returns how many versions
+// it removed.
+//
+// The walk is depth first and removes a directory's orphans once its subdirectories are done, so
+// its memory is that of one path from the run directory down, however many versions the run holds.
 func (d *Dir) Repair(runStart time.Time, known func(rel string) bool) (int, error) {
-	runRel := RunDir(runStart)
-	runAbs := filepath.Join(d.root, runRel)
-	if _, err := CleanTemp(runAbs); err != nil {
-		return 0, err
-	}
-	var dirs []string
-	err := filepath.WalkDir(runAbs, func(p string, e fs.DirEntry, err error) error {
+	removed := 0
+	var repair func(dir string) error
+	repair = func(dir string) error {
+		entries, err := os.ReadDir(dir)
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil
 		}
 		if err != nil {
-			return err
+			return opError("repair", dir, err)
 		}
-		if e.IsDir() {
-			dirs = append(dirs, p)
-		}
-		return nil
-	})
-	if err != nil {
-		return 0, fmt.Errorf("archive: repair %s: %w", runRel, err)
-	}
-	removed := 0
-	for _, dir := range dirs {
-		has := func(name string) bool { _, err := os.Lstat(filepath.Join(dir, name)); return err == nil }
-		if !has(HTMLFile) && !has(RawFile) && !has(TextFile) && !has(MetaFile) {
-			continue
-		}
-		rel, _ := filepath.Rel(d.root, dir)
-		if has(MetaFile) && known(filepath.ToSlash(rel)) {
-			continue
-		}
-		for _, name := range []string{MetaFile, HTMLFile, RawFile, TextFile} {
-			if err := os.Remove(filepath.Join(dir, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-				return removed, fmt.Errorf("archive: repair %s: %w", rel, err)
+		version, meta := false, false
+		for _, e := range entries {
+			name := e.Name()
+			switch {
+			case e.IsDir():
+				if err := repair(filepath.Join(dir, name)); err != nil {
+					return err
+				}
+			case strings.HasPrefix(name, tempPrefix) && e.Type().IsRegular():
+				if err := os.Remove(filepath.Join(dir, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+					return opError("remove", filepath.Join(dir, name), err)
+				}
+			case name == HTMLFile || name == RawFile || name == TextFile || name == MetaFile:
+				version, meta = true, meta || name == MetaFile
 			}
 		}
-		removed++
-	}
-	// Remove directories left empty, deepest first.
-	sort.Slice(dirs, func(i, j int) bool { return len(dirs[i]) > len(dirs[j]) })
-	for _, dir := range dirs {
+		if version {
+			rel, _ := filepath.Rel(d.root, dir)
+			if !meta || !known(filepath.ToSlash(rel)) {
+				for _, name := range []string{MetaFile, HTMLFile, RawFile, TextFile} {
+					if err := os.Remove(filepath.Join(dir, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+						return opError("repair: remove", filepath.Join(dir, name), err)
+					}
+				}
+				removed++
+			}
+		}
 		os.Remove(dir) // fails, harmlessly, when not empty
+		return nil
 	}
-	return removed, nil
+	err := repair(filepath.Join(d.root, RunDir(runStart)))
+	return removed, err
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"net/url"
+	"path"
 	"strings"
 	"time"
 )
@@ -342,6 +343,16 @@ const runDirLayout = "2006-01-02T150405Z"
 // Two runs started within the same second get the same name; callers must not start them.
 func RunDir(start time.Time) string {
 	return start.UTC().Format(runDirLayout)
+}
+
+// VersionPath is the directory, relative to the root, in which the run that started at runStart
+// stores (or links) its version of pageURL.
+func VersionPath(runStart time.Time, pageURL string) (string, error) {
+	u, err := url.Parse(pageURL)
+	if err != nil {
+		return "", fmt.Errorf("archive %s: %w", pageURL, err)
+	}
+	return path.Join(RunDir(runStart), PagePath(u)), nil
 }
 
 // ParseRunDir is the inverse of RunDir. It accepts exactly the names RunDir produces, so other

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/strata-crawler/strata/archive"
+	"github.com/strata-crawler/strata/internal/crashpoint"
 	"github.com/strata-crawler/strata/internal/store"
 )
 
@@ -64,7 +65,8 @@ func (c *committer) submit(rec *store.FetchRecord, v *archive.Version) *commitJo
 
 // wait waits for a submitted page to be recorded. archErr reports a version that could not be
 // stored: the record was then stored without it (its error noted, its content hash and digest
-// left as they were, so the next crawl archives the change). err is the store's.
+// left as they were and its validators dropped, so the next crawl fetches the page in full and
+// archives the change). err is the store's.
 func (j *commitJob) wait() (archErr, err error) {
 	err = <-j.result
 	return j.archErr, err
@@ -99,8 +101,12 @@ func (c *committer) commit(ctx context.Context, batch []*commitJob) {
 		j.archErr = err
 		j.rec.Error = joinErr(j.rec.Error, err.Error())
 		// The stored version, hash and digest stay those of the last version archived, so the
-		// next crawl compares against them and archives this change then.
+		// next crawl compares against them and archives this change then. The response's
+		// validators describe the version that was lost: kept, they would turn the next crawl
+		// into a 304 and the change would never be archived. Without them the next request is
+		// unconditional.
 		j.rec.ContentHash, j.rec.Digest, j.rec.Changed, j.rec.ArchivePath = "", nil, false, ""
+		j.rec.ETag, j.rec.LastModified = "", ""
 	}
 	var versions []*archive.Pending
 	var owners []*commitJob
@@ -118,11 +124,13 @@ func (c *committer) commit(ctx context.Context, batch []*commitJob) {
 		owners = append(owners, j)
 	}
 	if len(versions) > 0 {
+		crashpoint.Hit("staged") // temporary files in the run's directory
 		for i, err := range c.arch.Commit(versions) {
 			if err != nil {
 				failed(owners[i], err)
 			}
 		}
+		crashpoint.Hit("archived") // versions in place that no fetch records
 	}
 	recs := make([]store.FetchRecord, len(batch))
 	for i, j := range batch {

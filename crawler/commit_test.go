@@ -93,7 +93,8 @@ func TestCommitterBatch(t *testing.T) {
 
 	jobs := []*commitJob{
 		{rec: &store.FetchRecord{URLID: 1, ContentHash: "h1"}, version: testVersion("https://a.example/ok")},
-		{rec: &store.FetchRecord{URLID: 2, ContentHash: "h2", Digest: []byte{1}, Changed: true}, version: testVersion("https://a.example/full")},
+		{rec: &store.FetchRecord{URLID: 2, ContentHash: "h2", Digest: []byte{1}, Changed: true, ETag: `"v2"`,
+			LastModified: "Sun, 22 Nov 2026 03:00:00 GMT"}, version: testVersion("https://a.example/full")},
 		{rec: &store.FetchRecord{URLID: 3}},
 		{rec: &store.FetchRecord{URLID: 4}},
 	}
@@ -119,8 +120,9 @@ func TestCommitterBatch(t *testing.T) {
 		t.Errorf("committed version: archErr %v, path %q, check %v", jobs[0].archErr, p, dir.Check(p))
 	}
 	r := jobs[1].rec
-	if jobs[1].archErr == nil || r.ContentHash != "" || r.Digest != nil || r.Changed || r.ArchivePath != "" || r.Error == "" {
-		t.Errorf("refused version: archErr %v, record %+v; want the error noted and no hash, digest, change or path",
+	if jobs[1].archErr == nil || r.ContentHash != "" || r.Digest != nil || r.Changed || r.ArchivePath != "" || r.Error == "" ||
+		r.ETag != "" || r.LastModified != "" {
+		t.Errorf("refused version: archErr %v, record %+v; want the error noted and no hash, digest, change, path or validators",
 			jobs[1].archErr, *r)
 	}
 }

@@ -276,6 +276,8 @@ type Stats struct {
 	Errors      int // fetches without a usable response, and 5xx
 	Blocked     int // refused by robots.txt, never requested
 	Filtered    int // rejected by the URL filters, never requested
+	NotFound    int // 404 and 410 answers: not errors, the site's word that the page is not there
+	Gone        int // pages marked gone: a 410, or the third 404 in a row
 	SkippedFr   int // active URLs not due this run: their fr had not reached 0
 	// SkippedSelective counts URLs not crawled because their hub did not change and too few of its
 	// children did (the selective rule, Bouras et al. 3.3).

@@ -184,8 +184,8 @@ func (s *stage) applyHints(ctx context.Context, d *domain, q *hintQueue, source 
 	}
 	var dueNow, deferred []int64
 	for _, k := range known {
-		if k.State != "active" || !k.Fetched {
-			continue
+		if k.State != "active" || !k.Fetched || k.NotFound {
+			continue // a page that answered 404 is due every run until it answers or is gone
 		}
 		newer, sure := hints.NewerThanFetch(byURL[k.URL].LastMod, k.SiteDate)
 		switch {

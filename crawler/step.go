@@ -27,7 +27,11 @@ const (
 	maxTimeouts     = 3 // consecutive page timeouts before a domain is given up for the run
 	maxFailures     = 5 // consecutive 5xx answers before a domain is given up for the run
 	maxRetries      = 3 // Retry-After retries of one URL within a run
-	goneAfter404    = 3 // consecutive 404s before a page is marked gone (410 marks it at once)
+	// goneAfter404 is how many fetches in a row must answer 404 before a page is marked gone (410
+	// marks it at once): one 404 can be a site's passing mistake. A page that answered 404 is due
+	// in the next run whatever its interval, and the selective rule does not skip it (see
+	// store.DB.Countdown), so gone is learnt in three runs.
+	goneAfter404 = 3
 )
 
 var errNoMore = errors.New("no due URL left")
@@ -224,6 +228,12 @@ func (s *stage) recorded(ctx context.Context, d *domain, u *store.DueURL, pu *ur
 			st.Fetched++
 			st.Bytes += resp.Bytes
 		}
+		if resp != nil && (resp.Status == http.StatusNotFound || resp.Status == http.StatusGone) {
+			st.NotFound++
+		}
+		if rec.State == "gone" {
+			st.Gone++
+		}
 		switch {
 		case rec.Error != "" && (resp == nil || resp.Status >= 500):
 			st.Errors++
@@ -321,6 +331,7 @@ func (s *stage) outcome(d *domain, u *store.DueURL, resp *fetch.Response, ferr e
 			rec.State = "gone"
 		}
 		rec.Error = "HTTP 404"
+		rec.NextFr = 1 // checked again next run
 	case st >= 400:
 		rec.Error = fmt.Sprintf("HTTP %d", st)
 	case st >= 300:

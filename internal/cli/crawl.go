@@ -17,6 +17,7 @@ import (
 
 	"github.com/strata-crawler/strata/archive"
 	"github.com/strata-crawler/strata/crawler"
+	"github.com/strata-crawler/strata/internal/crashpoint"
 	"github.com/strata-crawler/strata/internal/runlock"
 	"github.com/strata-crawler/strata/internal/schedule"
 	"github.com/strata-crawler/strata/internal/store"
@@ -63,8 +64,8 @@ type session struct {
 }
 
 // openSession loads the configuration, takes the run lock, opens the database and the archive, and
-// repairs what a killed run left behind: its run is marked interrupted and its directory loses any
-// version the database does not record.
+// repairs what a killed run or prune left behind: its run is marked interrupted, and every run not
+// sealed gets its archive directory sealed (see repair).
 func (a *app) openSession(ctx context.Context) (*session, error) {
 	if err := a.setup(); err != nil {
 		return nil, err
@@ -91,16 +92,11 @@ func (a *app) openSession(ctx context.Context) (*session, error) {
 		return nil, err
 	}
 	for _, r := range s.crashed {
-		removed, err := s.arch.Repair(r.StartedAt, func(rel string) bool {
-			ok, err := s.db.HasArchivePath(ctx, rel)
-			return err != nil || ok // when in doubt, keep
-		})
-		if err != nil {
-			s.Close()
-			return nil, err
-		}
-		a.log.Warn("an earlier run was cut off (killed or crashed); marked interrupted, its unreached URLs are due",
-			"run", r.ID, "incomplete_versions_removed", removed)
+		a.log.Warn("an earlier run was cut off (killed or crashed); marked interrupted, its unreached URLs are due", "run", r.ID)
+	}
+	if err := s.repair(ctx); err != nil {
+		s.Close()
+		return nil, err
 	}
 	return s, nil
 }
@@ -177,6 +173,7 @@ func (s *session) crawl(ctx context.Context, cron bool, only []int64) (*crawlRes
 		r := &res.run
 		r.Fetched, r.Changed, r.Unchanged, r.NotModified = st.Fetched, st.Changed, st.Unchanged+st.New, st.NotModified
 		r.Errors, r.Blocked, r.NewURLs, r.Bytes, r.CrawlTime = st.Errors, st.Blocked, st.NewURLs, st.Bytes, st.Elapsed
+		r.NotFound, r.Gone = st.NotFound, st.Gone
 		r.SkippedFr, r.SkippedSelective = st.SkippedFr, st.SkippedSelective
 		r.Hubs, r.HubsReentered, r.TrapEvents = st.Hubs, st.Forced, st.TrapEvents
 		r.Budget, r.NewFetched, r.KnownFetched = st.Budget, st.NewFetched, st.KnownFetched
@@ -186,19 +183,34 @@ func (s *session) crawl(ctx context.Context, cron bool, only []int64) (*crawlRes
 	return res, cerr
 }
 
-// finish records the run's end — even when the stage was interrupted, under a short timeout rather
-// than the cancelled context — writes its manifest, and prunes the archive after a completed run.
+// finish seals the run's archive directory (orphans removed, manifest written), then records the
+// run's end — even when the stage was interrupted, rather than under the cancelled context — and
+// prunes the archive after a completed run. Sealing comes first, so that no run is marked ended,
+// let alone completed, without its manifest: a kill before the end is recorded leaves a run that
+// the next session marks interrupted and seals. A run whose seal failed (a full disk refusing its
+// manifest) is marked failed and sealed by the next session.
 func (s *session) finish(ctx context.Context, res *crawlResult, cerr error) error {
 	defer res.c.Close()
+	crashpoint.Hit("crawled")
+	removed, err := seal(context.WithoutCancel(ctx), s.db, s.arch, res.run.ID, res.start)
+	if removed > 0 {
+		s.a.log.Warn("removed versions that were written but could not be recorded", "run", res.run.ID, "versions", removed)
+	}
+	if err != nil {
+		if res.run.Status == "completed" {
+			res.run.Status = "failed"
+		}
+		if cerr == nil {
+			cerr = err
+		}
+	}
 	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
 	res.run.EndedAt = time.Now()
 	if err := s.db.FinishRun(fctx, res.run); err != nil && cerr == nil {
 		cerr = err
 	}
-	if err := writeManifest(fctx, s.db, s.arch, res.run.ID, res.start); err != nil && cerr == nil {
-		cerr = err
-	}
+	crashpoint.Hit("finished")
 	if keep := s.a.cfg.Archive.Keep; keep > 0 && cerr == nil {
 		n, err := prune(ctx, s.a, &reader{db: s.db, arch: s.arch}, keep, false)
 		if err != nil {
@@ -263,6 +275,9 @@ func summarize(runID int64, st *crawler.Stats) string {
 		st.Fetched, st.Changed, st.Unchanged, st.NotModified, st.New, st.Blocked, st.Errors)
 	if st.Filtered > 0 {
 		fmt.Fprintf(&b, ", %d rejected by the URL filter", st.Filtered)
+	}
+	if st.NotFound > 0 || st.Gone > 0 {
+		fmt.Fprintf(&b, ", %d not found (404 or 410), %s marked gone", st.NotFound, plural(st.Gone, "page"))
 	}
 	fmt.Fprintf(&b, "; %d not due (fr), %d skipped with their unchanged hub", st.SkippedFr, st.SkippedSelective)
 	if st.Forced > 0 {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"strings"
 	"text/tabwriter"
 
@@ -163,6 +164,18 @@ func nextRun(info *store.URLInfo, recs []store.Record, kids [][]store.Record, ru
 		return []string{"not crawled: the site said it is gone (410, or 404 three times in a row)"}
 	case "removed":
 		return []string{"not crawled: its seed was removed (strata seed add brings it back)"}
+	}
+	if len(info.Statuses) > 0 && info.Statuses[0] == http.StatusNotFound {
+		n := 0
+		for n < len(info.Statuses) && info.Statuses[n] == http.StatusNotFound {
+			n++
+		}
+		last := "its last fetch"
+		if n > 1 {
+			last = fmt.Sprintf("its last %d fetches", n)
+		}
+		return []string{fmt.Sprintf("due: %s answered 404, and a page that answered 404 is fetched in every run, "+
+			"whatever its fr, and never skipped with its hub; three 404s in a row mark it gone", last)}
 	}
 	if info.Fr > 1 {
 		out = append(out, fmt.Sprintf("not due: fr %d counts down to %d (due in %d runs)", info.Fr, info.Fr-1, info.Fr))

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/strata-crawler/strata/internal/crashpoint"
 	"github.com/strata-crawler/strata/internal/runlock"
 )
 
@@ -37,6 +38,11 @@ A completed crawl does this by itself when archive.keep is set; --dry-run lists 
 				return err
 			}
 			defer r.Close()
+			if !dryRun {
+				if err := finishPrunes(cmd.Context(), r.db, r.arch, a.log); err != nil {
+					return err
+				}
+			}
 			n, err := prune(cmd.Context(), a, r, a.cfg.Archive.Keep, dryRun)
 			if err != nil {
 				return err
@@ -53,36 +59,52 @@ A completed crawl does this by itself when archive.keep is set; --dry-run lists 
 	return cmd
 }
 
-// prune removes (or, dry, lists) the versions older than keep.
+// pruneBatch is how many versions prune marks, and journals, per transaction.
+const pruneBatch = 500
+
+// prune removes (or, dry, lists) the versions older than keep. It is crash-safe: a batch of
+// versions is marked pruned and entered in the prune journal in one transaction before any of
+// their files is removed, and the journal entries are closed once the files are gone. A kill in
+// between leaves versions marked pruned whose files may remain, which the next session removes
+// (finishPrunes) — never a record that says a version is stored while its files are gone.
 func prune(ctx context.Context, a *app, r *reader, keep time.Duration, dryRun bool) (int, error) {
 	now := time.Now()
 	vs, err := r.db.Prunable(ctx, now.Add(-keep))
 	if err != nil {
 		return 0, err
 	}
-	var tw *tabwriter.Writer
-	if dryRun && len(vs) > 0 {
-		tw = tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
+	if dryRun {
+		if len(vs) == 0 {
+			return 0, nil
+		}
+		tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "FETCHED (UTC)\tURL\tVERSION")
-	}
-	for _, v := range vs {
-		if dryRun {
+		for _, v := range vs {
 			fmt.Fprintf(tw, "%s\t%s\t%s\n", v.FetchedAt.UTC().Format("2006-01-02 15:04:05"), v.URL, v.Path)
-			continue
 		}
-		// Files first, then the record: a crash in between leaves a version marked stored whose files
-		// are gone, which history reports as missing — never a record pointing at half a version.
-		if err := r.arch.Remove(v.Path); err != nil {
-			return 0, err
-		}
-		if err := r.db.MarkPruned(ctx, v.Path, now); err != nil {
-			return 0, err
-		}
-	}
-	if tw != nil {
 		return len(vs), tw.Flush()
 	}
-	return len(vs), nil
+	n := 0
+	for len(vs) > 0 {
+		batch := vs[:min(pruneBatch, len(vs))]
+		vs = vs[len(batch):]
+		if err := r.db.MarkPruned(ctx, batch, now); err != nil {
+			return n, err
+		}
+		paths := make([]string, len(batch))
+		for i, v := range batch {
+			if err := r.arch.Remove(v.Path); err != nil {
+				return n, err // the journal keeps the batch: the next session tries again
+			}
+			paths[i] = v.Path
+			crashpoint.Hit("pruning")
+		}
+		if err := r.db.Pruned(ctx, paths); err != nil {
+			return n, err
+		}
+		n += len(batch)
+	}
+	return n, nil
 }
 
 func fmtKeep(d time.Duration) string {

@@ -106,7 +106,7 @@ func printStatus(a *app, st *store.Status) error {
 	}
 	fmt.Fprintf(a.stdout, "\nlast %d runs\n", len(st.Runs))
 	tw = tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "RUN\tSTARTED (UTC)\tOFFSET\tDURATION\tSTATUS\tFETCHED\tCHANGED\tEXPECTED\tUNCHANGED\tNOT DUE\tSKIPPED\tERRORS\tNEW\t")
+	fmt.Fprintln(tw, "RUN\tSTARTED (UTC)\tOFFSET\tDURATION\tSTATUS\tFETCHED\tCHANGED\tEXPECTED\tUNCHANGED\tNOT DUE\tSKIPPED\tERRORS\t404/410\tGONE\tNEW\t")
 	now := time.Now()
 	for _, r := range st.Runs {
 		// EXPECTED is what the rate estimates foresaw among the pages fetched with one (their observed
@@ -115,9 +115,10 @@ func printStatus(a *app, st *store.Status) error {
 		if r.Estimated > 0 {
 			expected = fmt.Sprintf("%.1f (%d)", r.ExpectedChanges, r.ObservedChanges)
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%d\t%d\t%s\t%d\t%d\t%d\t%d\t%d\t\n", r.ID, fmtTime(r.StartedAt),
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%d\t%d\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t\n", r.ID, fmtTime(r.StartedAt),
 			r.StartOffset.Round(time.Second), r.Duration(now).Round(time.Second), r.Status,
-			r.Fetched, r.Changed, expected, r.Unchanged+r.NotModified, r.SkippedFr, r.SkippedSelective, r.Errors, r.NewURLs)
+			r.Fetched, r.Changed, expected, r.Unchanged+r.NotModified, r.SkippedFr, r.SkippedSelective, r.Errors,
+			r.NotFound, r.Gone, r.NewURLs)
 	}
 	return tw.Flush()
 }
@@ -141,6 +142,8 @@ type runJSON struct {
 	Unchanged        int     `json:"unchanged"`
 	NotModified      int     `json:"not_modified"`
 	Errors           int     `json:"errors"`
+	NotFound         int     `json:"not_found"` // 404 and 410 answers
+	Gone             int     `json:"gone"`      // pages the run marked gone
 	Blocked          int     `json:"blocked"`
 	SkippedFr        int     `json:"skipped_fr"`
 	SkippedSelective int     `json:"skipped_selective"`
@@ -175,7 +178,7 @@ func statusJSON(st *store.Status) statusOut {
 	for _, r := range st.Runs {
 		j := runJSON{ID: r.ID, StartedAt: r.StartedAt.UTC().Format(time.RFC3339), StartOffsetSec: r.StartOffset.Seconds(),
 			DurationSec: r.Duration(now).Seconds(), Status: r.Status, Fetched: r.Fetched, Changed: r.Changed,
-			Unchanged: r.Unchanged, NotModified: r.NotModified, Errors: r.Errors, Blocked: r.Blocked,
+			Unchanged: r.Unchanged, NotModified: r.NotModified, Errors: r.Errors, NotFound: r.NotFound, Gone: r.Gone, Blocked: r.Blocked,
 			SkippedFr: r.SkippedFr, SkippedSelective: r.SkippedSelective, Hubs: r.Hubs, HubsReentered: r.HubsReentered,
 			TrapEvents: r.TrapEvents, NewURLs: r.NewURLs, Bytes: r.Bytes, Budget: r.Budget, NewFetched: r.NewFetched,
 			KnownFetched: r.KnownFetched, Estimated: r.Estimated, ExpectedChanges: r.ExpectedChanges,

@@ -52,6 +52,8 @@ const (
 	rel10 = "https://news.example/docs/release.0.10"
 	rel9  = "https://news.example/docs/release.0.9"
 	long  = "https://news.example/docs/long"
+	old   = "https://news.example/old"     // answers 410 in run 3: gone
+	moved = "https://news.example/missing" // answers 404 in run 3: not found, still active
 )
 
 // longTexts are two versions of a long page that differ in one word of one line, in the middle:
@@ -148,6 +150,8 @@ func buildFixture(t testing.TB, dir string) *fixture {
 		{URL: rel7, Host: "news.example", FrMax: 1, ParentID: f.ids[front], RootID: f.ids[front]},
 		{URL: rel9, Host: "news.example", FrMax: 1, ParentID: f.ids[front], RootID: f.ids[front]},
 		{URL: long, Host: "news.example", FrMax: 1, ParentID: f.ids[front], RootID: f.ids[front]},
+		{URL: old, Host: "news.example", FrMax: 1, ParentID: f.ids[front], RootID: f.ids[front]},
+		{URL: moved, Host: "news.example", FrMax: 1, ParentID: f.ids[front], RootID: f.ids[front]},
 	}
 	for i := range 120 {
 		kids = append(kids, store.NewURL{URL: fmt.Sprintf("https://news.example/many/p%03d", i), Host: "news.example", FrMax: 1})
@@ -228,6 +232,18 @@ func buildFixture(t testing.TB, dir string) *fixture {
 				// magnitudes repeat so that the keyset must break ties by fetch id
 				record(u, "", "", "", true, float64(i%7)/10)
 			}
+			for _, nf := range []struct {
+				u      string
+				status int
+				state  string
+			}{{old, 410, "gone"}, {moved, 404, ""}} {
+				clock = clock.Add(time.Second)
+				must(w.RecordFetch(ctx, store.FetchRecord{URLID: f.ids[nf.u], RunID: id, FetchedAt: clock, Status: nf.status,
+					Error: fmt.Sprintf("HTTP %d", nf.status), NextFr: 1, State: nf.state}))
+				r.Fetched++
+				r.NotFound++
+			}
+			r.Gone = 1
 		}
 		r.EndedAt = clock
 		must(w.FinishRun(ctx, r))

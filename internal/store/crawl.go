@@ -16,6 +16,11 @@ import (
 // the countdown advances the tick and adds the URLs whose tick has come to the due table, reading
 // them from an index: it writes no url row, and nothing for the URLs still waiting. A URL whose
 // tick passed while it was not active is due as soon as it is active again.
+//
+// An active page whose last answer was 404 is due at every countdown, whatever its interval and
+// whatever recalculation, the optimal plan or a hint did to its countdown since: three 404s in a
+// row mark a page gone, and this makes them three runs in a row rather than three revisit
+// intervals. The urls_not_found index holds just those pages.
 func (db *DB) Countdown(ctx context.Context) (due, waiting int, err error) {
 	err = db.inBulkTx(ctx, func(tx *sql.Tx) error {
 		// filled is the tick due was last filled up to: the last countdown's, unless someone
@@ -23,6 +28,10 @@ func (db *DB) Countdown(ctx context.Context) (due, waiting int, err error) {
 		// condition a query must repeat.
 		var tick, filled int64
 		if err := tx.QueryRowContext(ctx, `UPDATE countdown SET tick = tick + 1 RETURNING tick, filled`).Scan(&tick, &filled); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE urls SET due_tick = ? WHERE state = 'active' AND last_status = 404 AND due_tick > ?`,
+			tick, tick); err != nil {
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO due (host, prio, level, id)
@@ -616,7 +625,10 @@ func (db *DB) CloseStaleRuns(ctx context.Context) ([]Run, error) {
 		fetched = (SELECT count(*) FROM fetches WHERE run_id = runs.id AND status > 0),
 		changed = (SELECT count(*) FROM fetches WHERE run_id = runs.id AND changed),
 		not_modified = (SELECT count(*) FROM fetches WHERE run_id = runs.id AND not_modified),
-		errors = (SELECT count(*) FROM fetches WHERE run_id = runs.id AND error IS NOT NULL)
+		errors = (SELECT count(*) FROM fetches WHERE run_id = runs.id AND error IS NOT NULL),
+		not_found = (SELECT count(*) FROM fetches WHERE run_id = runs.id AND status IN (404, 410)),
+		gone = (SELECT count(*) FROM fetches f JOIN urls u ON u.id = f.url_id WHERE f.run_id = runs.id
+			AND f.status IN (404, 410) AND u.state = 'gone' AND f.id = (SELECT max(g.id) FROM fetches g WHERE g.url_id = f.url_id))
 		WHERE status = 'running' RETURNING `+runColumns)
 	if err != nil {
 		return nil, fmt.Errorf("close stale runs: %w", err)

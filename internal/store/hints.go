@@ -121,6 +121,7 @@ type HintedURL struct {
 	Fr       int
 	SiteDate time.Time // the site's clock at our last fetch; zero if never fetched or no Date
 	Fetched  bool      // fetched at least once
+	NotFound bool      // its last answer was 404: due every run until it answers or is gone
 }
 
 // ApplyHints stores each hint's date on its URL (source "sitemap" or "feed") and returns the known
@@ -128,7 +129,7 @@ type HintedURL struct {
 func (db *DB) ApplyHints(ctx context.Context, source string, hints []Hint) (known []HintedURL, unknown []string, err error) {
 	err = db.inTx(ctx, func(tx *sql.Tx) error {
 		st, err := tx.PrepareContext(ctx, `UPDATE urls SET hint_lastmod = coalesce(?1, hint_lastmod), hint_source = ?2
-			WHERE url = ?3 RETURNING id, host, state, `+frOf("due_tick")+`, site_date, date IS NOT NULL`)
+			WHERE url = ?3 RETURNING id, host, state, `+frOf("due_tick")+`, site_date, date IS NOT NULL, last_status IS 404`)
 		if err != nil {
 			return err
 		}
@@ -138,7 +139,7 @@ func (db *DB) ApplyHints(ctx context.Context, source string, hints []Hint) (know
 			var u HintedURL
 			var siteDate sql.NullString
 			err := st.QueryRowContext(ctx, nullString(h.LastMod), source, h.URL).
-				Scan(&u.ID, &u.Host, &u.State, &u.Fr, &siteDate, &u.Fetched)
+				Scan(&u.ID, &u.Host, &u.State, &u.Fr, &siteDate, &u.Fetched, &u.NotFound)
 			if errors.Is(err, sql.ErrNoRows) {
 				unknown = append(unknown, h.URL)
 				continue

@@ -60,6 +60,7 @@ func (db *DB) History(ctx context.Context, url string) ([]HistoryEntry, error) {
 
 // Version is one stored version of a page.
 type Version struct {
+	FetchID     int64 // the fetch that stored it
 	URL         string
 	RunID       int64
 	FetchedAt   time.Time
@@ -80,7 +81,7 @@ type VersionFilter struct {
 // database so that memory stays constant however large the archive. fn's error stops the walk and is
 // returned.
 func (db *DB) EachVersion(ctx context.Context, f VersionFilter, fn func(Version) error) error {
-	q := `SELECT u.url, coalesce(f.run_id, 0), f.fetched_at, coalesce(f.content_hash, ''), f.changed, f.archive_path
+	q := `SELECT f.id, u.url, coalesce(f.run_id, 0), f.fetched_at, coalesce(f.content_hash, ''), f.changed, f.archive_path
 		FROM fetches f JOIN urls u ON u.id = f.url_id WHERE f.archive_path IS NOT NULL AND f.pruned_at IS NULL`
 	var args []any
 	if f.URL != "" {
@@ -107,7 +108,7 @@ func (db *DB) EachVersion(ctx context.Context, f VersionFilter, fn func(Version)
 	for rows.Next() {
 		var v Version
 		var at sql.NullString
-		if err := rows.Scan(&v.URL, &v.RunID, &at, &v.ContentHash, &v.Changed, &v.Path); err != nil {
+		if err := rows.Scan(&v.FetchID, &v.URL, &v.RunID, &at, &v.ContentHash, &v.Changed, &v.Path); err != nil {
 			return fmt.Errorf("list versions: %w", err)
 		}
 		v.FetchedAt = parseTime(at)
@@ -121,7 +122,7 @@ func (db *DB) EachVersion(ctx context.Context, f VersionFilter, fn func(Version)
 // Prunable lists the stored versions fetched before cutoff that are not their page's current version
 // and not pruned already, oldest first.
 func (db *DB) Prunable(ctx context.Context, cutoff time.Time) ([]Version, error) {
-	rows, err := db.sql.QueryContext(ctx, `SELECT u.url, coalesce(f.run_id, 0), f.fetched_at, coalesce(f.content_hash, ''),
+	rows, err := db.sql.QueryContext(ctx, `SELECT f.id, u.url, coalesce(f.run_id, 0), f.fetched_at, coalesce(f.content_hash, ''),
 		f.changed, f.archive_path
 		FROM fetches f JOIN urls u ON u.id = f.url_id
 		WHERE f.archive_path IS NOT NULL AND f.pruned_at IS NULL AND f.fetched_at < ?
@@ -135,27 +136,11 @@ func (db *DB) Prunable(ctx context.Context, cutoff time.Time) ([]Version, error)
 	for rows.Next() {
 		var v Version
 		var at sql.NullString
-		if err := rows.Scan(&v.URL, &v.RunID, &at, &v.ContentHash, &v.Changed, &v.Path); err != nil {
+		if err := rows.Scan(&v.FetchID, &v.URL, &v.RunID, &at, &v.ContentHash, &v.Changed, &v.Path); err != nil {
 			return nil, fmt.Errorf("list prunable versions: %w", err)
 		}
 		v.FetchedAt = parseTime(at)
 		out = append(out, v)
 	}
 	return out, rows.Err()
-}
-
-// MarkPruned records that the files of the version at path were removed, and takes its text out of
-// the full-text index: search finds only versions that can be shown.
-func (db *DB) MarkPruned(ctx context.Context, path string, at time.Time) error {
-	err := db.inTx(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, `DELETE FROM version_text WHERE rowid IN (SELECT id FROM fetches WHERE archive_path = ?)`, path); err != nil {
-			return err
-		}
-		_, err := tx.ExecContext(ctx, `UPDATE fetches SET pruned_at = ? WHERE archive_path = ?`, formatTime(at), path)
-		return err
-	})
-	if err != nil {
-		return fmt.Errorf("mark %s pruned: %w", path, err)
-	}
-	return nil
 }

@@ -18,10 +18,13 @@ type Run struct {
 	Status                       string
 	Fetched, Changed, Unchanged  int
 	NotModified, Errors, Blocked int
-	SkippedFr, SkippedSelective  int
-	NewURLs                      int
-	Hubs, HubsReentered          int // hubs judged by the selective rule; of them, subtrees visited though unchanged
-	TrapEvents                   int
+	// NotFound counts the 404 and 410 answers, Gone the pages the run marked gone (a 410, or the
+	// third 404 in a row).
+	NotFound, Gone              int
+	SkippedFr, SkippedSelective int
+	NewURLs                     int
+	Hubs, HubsReentered         int // hubs judged by the selective rule; of them, subtrees visited though unchanged
+	TrapEvents                  int
 	// Budget is the run's fetch budget (0: none); NewFetched and KnownFetched split its fetches
 	// between never-fetched and known pages (WebFountain's two queues).
 	Budget, NewFetched, KnownFetched int
@@ -75,9 +78,11 @@ func (db *DB) Status(ctx context.Context, recent int) (*Status, error) {
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("status: %w", err)
 	}
-	// The next run first decrements every fr > 0, so pages with fr <= 1 are due then.
+	// The next run first decrements every fr > 0, so pages with fr <= 1 are due then, and so is
+	// every page whose last answer was 404 (see Countdown).
 	err = db.sql.QueryRowContext(ctx, `SELECT
-		(SELECT count(*) FROM urls WHERE state = 'active' AND due_tick <= `+tickNow+` + 1),
+		(SELECT count(*) FROM urls WHERE state = 'active' AND due_tick <= `+tickNow+` + 1) +
+		(SELECT count(*) FROM urls WHERE state = 'active' AND last_status = 404 AND due_tick > `+tickNow+` + 1),
 		(SELECT count(DISTINCT host) FROM urls WHERE state = 'active'),
 		(SELECT count(*) FROM urls WHERE is_seed = 1),
 		(SELECT count(*) FROM fetches WHERE run_id = (SELECT max(id) FROM runs))`).
@@ -93,7 +98,8 @@ func (db *DB) Status(ctx context.Context, recent int) (*Status, error) {
 
 const runColumns = `id, started_at, ended_at, start_offset_ms, status, fetched, changed, unchanged,
 	not_modified, errors, blocked, skipped_fr, skipped_selective, new_urls, bytes, crawl_ms, recalc_ms, links_ms,
-	hubs, hubs_reentered, trap_events, budget, new_fetched, known_fetched, estimated, expected_changes, observed_changes`
+	hubs, hubs_reentered, trap_events, budget, new_fetched, known_fetched, estimated, expected_changes, observed_changes,
+	not_found, gone`
 
 // RecentRuns returns up to n runs, the most recent first.
 func (db *DB) RecentRuns(ctx context.Context, n int) ([]Run, error) {
@@ -120,7 +126,8 @@ func scanRun(row interface{ Scan(...any) error }) (Run, error) {
 	err := row.Scan(&r.ID, &started, &ended, &offset, &r.Status, &r.Fetched, &r.Changed, &r.Unchanged,
 		&r.NotModified, &r.Errors, &r.Blocked, &r.SkippedFr, &r.SkippedSelective, &r.NewURLs, &r.Bytes,
 		&crawl, &recalc, &links, &r.Hubs, &r.HubsReentered, &r.TrapEvents,
-		&r.Budget, &r.NewFetched, &r.KnownFetched, &r.Estimated, &r.ExpectedChanges, &r.ObservedChanges)
+		&r.Budget, &r.NewFetched, &r.KnownFetched, &r.Estimated, &r.ExpectedChanges, &r.ObservedChanges,
+		&r.NotFound, &r.Gone)
 	r.StartedAt, r.EndedAt = parseTime(started), parseTime(ended)
 	r.StartOffset = time.Duration(offset) * time.Millisecond
 	r.CrawlTime = time.Duration(crawl) * time.Millisecond
