@@ -20,9 +20,9 @@ type fakeServer struct {
 	mu     sync.Mutex
 	took   map[string]time.Duration // per host; default 100ms
 	status map[string]int           // per host; default 200. A 304 has no body, as net/http gives it
-	log  []visit
-	live map[string]int
-	max  map[string]int // most requests in flight at once, per host
+	log    []visit
+	live   map[string]int
+	max    map[string]int // most requests in flight at once, per host
 }
 
 type visit struct {
