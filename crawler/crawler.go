@@ -82,8 +82,8 @@ type Store interface {
 	// URLsPerHost and RecordTrap serve the trap defences.
 	URLsPerHost(ctx context.Context) (map[string]int, error)
 	RecordTrap(ctx context.Context, e store.TrapEvent) error
-	// LastAccess returns when each host[:port] was last contacted after since, by any process.
-	LastAccess(ctx context.Context, since time.Time) (map[string]time.Time, error)
+	// PoliteStore keeps the gaps, and the hosts that could not be reached, between processes.
+	PoliteStore
 }
 
 var _ Store = (*store.DB)(nil)
@@ -345,24 +345,10 @@ func (c *Crawler) Crawl(ctx context.Context, run Run) (*Stats, error) {
 			return nil, err
 		}
 	}
-	// Politeness holds across processes: the gap runs from the last request any earlier run sent.
-	access, err := c.store.LastAccess(ctx, time.Now().Add(-24*time.Hour))
+	// Politeness holds across processes: every gap an earlier run promised is kept.
+	unreachable, err := c.restoreGaps(ctx, hosts)
 	if err != nil {
 		return nil, err
-	}
-	now := time.Now()
-	for h := range hosts {
-		if t, ok := access[h]; ok {
-			// A last access in the future means the clock went back (or was faked): the gap
-			// counts from now rather than blocking the host until then.
-			if t.After(now) {
-				t = now
-			}
-			c.gate.Seen(h, t)
-		}
-		if c.cfg.AfterCrash {
-			c.gate.Seen(h, time.Now())
-		}
 	}
 	seedHosts, err := c.store.SeedHosts(ctx)
 	if err != nil {
@@ -377,7 +363,7 @@ func (c *Crawler) Crawl(ctx context.Context, run Run) (*Stats, error) {
 		perDomain[c.gate.Key(h)] += n
 	}
 	s := &stage{c: c, run: run, hops: map[int64]int{}, retries: map[int64]int{}, seedDomains: SeedDomains(seedHosts),
-		guard: traps.New(c.cfg.Traps, perDomain), budget: newBudget(0, 0)}
+		guard: traps.New(c.cfg.Traps, perDomain), budget: newBudget(0, 0), unreachable: unreachable}
 	if len(run.Only) == 0 {
 		s.budget = newBudget(c.cfg.Budget, c.cfg.NewShare)
 		s.stats.Budget = c.cfg.Budget
@@ -396,6 +382,13 @@ func (c *Crawler) Crawl(ctx context.Context, run Run) (*Stats, error) {
 		}
 	}
 	s.sched = newScheduler(c.gate)
+	// Once the budget is spent nothing more can be fetched: the stage ends rather than waiting for
+	// domains whose gap has not passed.
+	s.sched.halt = func() bool { _, spent := s.budget.prefer(); return spent }
+	s.sched.onLate = func(key string, at time.Time) {
+		c.cfg.Log.Warn("domain given up for this run; its URLs stay due", "domain", key,
+			"why", "its next request may not start before "+at.Format(time.RFC3339)+", after the end of the run")
+	}
 	keys := s.sched.addHosts(hosts)
 	schedule.Order(c.cfg.Now(), keys)
 	s.sched.rankAndStart(keys)
@@ -412,12 +405,16 @@ func (c *Crawler) Crawl(ctx context.Context, run Run) (*Stats, error) {
 		defer cancel()
 	}
 	s.commit = newCommitter(ctx, c.cfg.Archive, run.Start, c.store, c.cfg.Log, c.cfg.Workers)
+	stopGaps := c.keepGaps(ctx)
 	g, gctx := errgroup.WithContext(workCtx)
 	for i := 0; i < c.cfg.Workers; i++ {
 		g.Go(func() error { return s.work(gctx, g) })
 	}
 	err = g.Wait()
 	s.commit.close()
+	if serr := stopGaps(); serr != nil && err == nil {
+		err = serr
+	}
 	if serr := c.store.SaveRunDomains(context.WithoutCancel(ctx), run.ID, s.ledger.list()); serr != nil && err == nil {
 		err = serr
 	}
@@ -426,11 +423,16 @@ func (c *Crawler) Crawl(ctx context.Context, run Run) (*Stats, error) {
 	switch {
 	case err != nil && workCtx.Err() == nil:
 		return st, err // the store failed
-	case workCtx.Err() != nil:
+	case workCtx.Err() != nil || s.sched.lateCount() > 0:
+		// Domains given up because their next request could not start before the end are what the
+		// end of the window left undone, just as if the stage had waited for it.
 		st.Stopped = true
 		cause := "max duration reached"
-		if ctx.Err() != nil {
+		switch {
+		case ctx.Err() != nil:
 			cause = "interrupted"
+		case workCtx.Err() == nil:
+			cause = "what is left may not start within the max duration"
 		}
 		c.cfg.Log.Warn("crawl stage stopped", "why", cause, "done", st.Done, "due", st.Due)
 		return st, fmt.Errorf("%w: %s after %v", ErrStopped, cause, st.Elapsed.Round(time.Second))
@@ -456,6 +458,7 @@ type stage struct {
 	guard       *traps.Guard    // what new URLs this run admits
 	budget      *budget         // the run's page fetches, new and known
 	ledger      ledger          // fetches and expected changes per domain
+	unreachable map[string]bool // hosts that could not be reached lately, under mu
 
 	requests atomic.Int64
 }
