@@ -500,10 +500,16 @@ func (s *stage) work(ctx context.Context, g *errgroup.Group) error {
 			g.Go(func() error {
 				defer cancel()
 				err := finish()
+				if err == nil && more {
+					err = s.settle(stepCtx, d)
+				}
 				s.sched.done(d, more)
 				return err
 			})
 			continue
+		}
+		if err == nil && more {
+			err = s.settle(stepCtx, d)
 		}
 		cancel()
 		s.sched.done(d, more)

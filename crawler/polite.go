@@ -175,3 +175,20 @@ func (s *stage) reachable(ctx context.Context, host string) error {
 	}
 	return s.c.store.Reachable(ctx, host)
 }
+
+// settle is asked after a step that leaves d with work perhaps left but its next request not due
+// yet: when none of its hosts has a due URL, d is finished now rather than after its gap — a run
+// must not wait out a gap (a Crawl-delay, a slow page's) only to find it has nothing left to do.
+// When d may be contacted at once the next step finds that out anyway, so nothing is asked then.
+func (s *stage) settle(ctx context.Context, d *domain) error {
+	hosts, gen := s.sched.hosts(d)
+	if len(hosts) == 0 || !later(s.c.gate.ReadyAt(hosts[0]), d.notBefore).After(time.Now()) {
+		return nil
+	}
+	_, err := s.c.store.NextDue(ctx, store.DueQuery{Hosts: hosts, Run: s.run.ID, Only: s.run.Only})
+	if errors.Is(err, store.ErrNotFound) {
+		s.sched.exhausted(d, gen) // unless URLs joined meanwhile; the scheduler queues d again if any do
+		return nil
+	}
+	return err
+}
