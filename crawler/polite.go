@@ -88,13 +88,20 @@ func (c *Crawler) saveGaps(ctx context.Context) error {
 	return c.store.SaveHostGaps(ctx, gs)
 }
 
-// keepGaps stores the gate's state every gapSaveInterval while the stage runs. stop stores the rest
-// — even when ctx was cancelled, since the stage's last requests matter most to the next run — and
-// returns the first error of any save.
+// keepGaps stores the gate's state every gapSaveInterval while the stage runs, and stop stores the
+// rest and returns the first error of any save. The saves outlive ctx's cancellation: what a
+// stopped stage's last requests promised matters most to the next run.
 func (c *Crawler) keepGaps(ctx context.Context) (stop func() error) {
 	quit := make(chan struct{})
 	var wg sync.WaitGroup
 	var first error
+	save := func() {
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer cancel()
+		if err := c.saveGaps(sctx); err != nil && first == nil {
+			first = err
+		}
+	}
 	wg.Go(func() {
 		t := time.NewTicker(gapSaveInterval)
 		defer t.Stop()
@@ -103,20 +110,14 @@ func (c *Crawler) keepGaps(ctx context.Context) (stop func() error) {
 			case <-quit:
 				return
 			case <-t.C:
-				if err := c.saveGaps(ctx); err != nil && first == nil && ctx.Err() == nil {
-					first = err
-				}
+				save()
 			}
 		}
 	})
 	return func() error {
 		close(quit)
 		wg.Wait()
-		fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-		defer cancel()
-		if err := c.saveGaps(fctx); err != nil && first == nil {
-			first = err
-		}
+		save()
 		return first
 	}
 }
@@ -176,13 +177,18 @@ func (s *stage) reachable(ctx context.Context, host string) error {
 	return s.c.store.Reachable(ctx, host)
 }
 
+// settleAfter is the shortest wait for a domain's next request after which settle asks whether
+// the domain has anything left: a shorter one costs the end of a run less than the query costs the
+// crawl (one per page), and the next step finds out anyway.
+const settleAfter = time.Second
+
 // settle is asked after a step that leaves d with work perhaps left but its next request not due
-// yet: when none of its hosts has a due URL, d is finished now rather than after its gap — a run
-// must not wait out a gap (a Crawl-delay, a slow page's) only to find it has nothing left to do.
-// When d may be contacted at once the next step finds that out anyway, so nothing is asked then.
+// for settleAfter or more: when none of its hosts has a due URL, d is finished now rather than
+// after its gap — a run must not wait out a gap (a Crawl-delay, a slow page's, a backoff) only to
+// find it has nothing left to do.
 func (s *stage) settle(ctx context.Context, d *domain) error {
 	hosts, gen := s.sched.hosts(d)
-	if len(hosts) == 0 || !later(s.c.gate.ReadyAt(hosts[0]), d.notBefore).After(time.Now()) {
+	if len(hosts) == 0 || time.Until(later(s.c.gate.ReadyAt(hosts[0]), d.notBefore)) < settleAfter {
 		return nil
 	}
 	_, err := s.c.store.NextDue(ctx, store.DueQuery{Hosts: hosts, Run: s.run.ID, Only: s.run.Only})

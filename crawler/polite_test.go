@@ -97,11 +97,11 @@ func TestCrawlDelayHoldsForEveryRequest(t *testing.T) {
 	gapsAtLeast(t, h.web, plain, h.delay)
 }
 
-// TestCrawlGapsAcrossRuns: the gap a slow response earned (here the delay factor 1 times 400 ms)
+// TestCrawlGapsAcrossRuns: the gap a slow response earned (here the delay factor 3 times 400 ms)
 // holds for the next process too, not only the delay after the last recorded fetch.
 func TestCrawlGapsAcrossRuns(t *testing.T) {
-	const slow = 400 * time.Millisecond
-	h := newHarness(t, harnessOptions{delay: 20 * time.Millisecond})
+	const slow, factor = 400 * time.Millisecond, 3
+	h := newHarness(t, harnessOptions{delay: 20 * time.Millisecond, factor: factor})
 	s := h.web.AddSite(t)
 	s.Handle("/slow", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		time.Sleep(slow)
@@ -115,8 +115,8 @@ func TestCrawlGapsAcrossRuns(t *testing.T) {
 	if len(reqs) != 3 || reqs[1].Path != "/slow" || reqs[2].Path != "/slow" {
 		t.Fatalf("requests %+v; want robots.txt, then /slow once a run", reqs)
 	}
-	if gap := reqs[2].Start.Sub(reqs[1].End); gap < slow {
-		t.Errorf("the next run came %v after the slow response, want at least the %v it earned", gap, slow)
+	if gap := reqs[2].Start.Sub(reqs[1].End); gap < factor*slow {
+		t.Errorf("the next run came %v after the slow response, want at least the %v it earned", gap, factor*slow)
 	}
 }
 
