@@ -213,3 +213,44 @@ func pages(w *testweb.Web) int {
 	}
 	return n
 }
+
+// TestCrawlDelayAcrossProcesses is issue 18's first defect as its black-box run saw it: two crawls
+// back to back against a host whose robots.txt says Crawl-delay: 1. The host must see at least a
+// second between the end of each response and the next request — robots.txt, the sitemap, the page —
+// from the first process and from the second, which starts right after the first has exited. The
+// page fails with a 503 in the first run, which doubles the gap after it: the second process must
+// keep that too.
+func TestCrawlDelayAcrossProcesses(t *testing.T) {
+	web := testweb.New(t)
+	s := web.AddSite(t)
+	s.Robots("User-agent: *\nCrawl-delay: 1\n")
+	s.Handle("/", testweb.Flaky(1, http.StatusServiceUnavailable, testweb.Text("text/html", "<p>home</p>")))
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "strata.toml")
+	os.WriteFile(cfg, []byte("[politeness]\nloopback_delay = \"20ms\"\n[crawl]\nuser_agent = \"strata-test/1 (+https://lab.example/c)\"\n"), 0o644)
+	if _, errs, code := strata(t, dir, "--config", cfg, "seed", "add", s.URL("/")); code != 0 {
+		t.Fatalf("seed add: %s", errs)
+	}
+	for run := 1; run <= 2; run++ {
+		if _, errs, code := strata(t, dir, "--config", cfg, "crawl"); code != 0 {
+			t.Fatalf("crawl %d: exit %d\n%s", run, code, errs)
+		}
+	}
+	reqs := web.RequestsTo(s)
+	var paths []string
+	for _, r := range reqs {
+		paths = append(paths, r.Path)
+	}
+	// Sitemaps are read once per run; robots.txt is trusted for a day.
+	if got := strings.Join(paths, " "); got != "/robots.txt /sitemap.xml / /sitemap.xml /" {
+		t.Errorf("requests %q; want robots.txt, the sitemap and the page, then the sitemap and the page again", got)
+	}
+	for _, v := range web.Violations(testweb.CheckOptions{MinGap: time.Second, RobotsFirst: true}) {
+		t.Error(v)
+	}
+	if len(reqs) == 5 {
+		if gap := reqs[3].Start.Sub(reqs[2].End); gap < 2*time.Second {
+			t.Errorf("the second process came back %v after the 503, want at least the doubled gap, 2s", gap)
+		}
+	}
+}

@@ -86,8 +86,8 @@ type Store interface {
 	// URLsPerHost and RecordTrap serve the trap defences.
 	URLsPerHost(ctx context.Context) (map[string]int, error)
 	RecordTrap(ctx context.Context, e store.TrapEvent) error
-	// LastAccess returns when each host[:port] was last contacted after since, by any process.
-	LastAccess(ctx context.Context, since time.Time) (map[string]time.Time, error)
+	// PoliteStore keeps the gaps, and the hosts that could not be reached, between processes.
+	PoliteStore
 }
 
 var _ Store = (*store.DB)(nil)
@@ -354,24 +354,10 @@ func (c *Crawler) Crawl(ctx context.Context, run Run) (*Stats, error) {
 			return nil, err
 		}
 	}
-	// Politeness holds across processes: the gap runs from the last request any earlier run sent.
-	access, err := c.store.LastAccess(ctx, time.Now().Add(-24*time.Hour))
+	// Politeness holds across processes: every gap an earlier run promised is kept.
+	unreachable, err := c.restoreGaps(ctx, hosts)
 	if err != nil {
 		return nil, err
-	}
-	now := time.Now()
-	for h := range hosts {
-		if t, ok := access[h]; ok {
-			// A last access in the future means the clock went back (or was faked): the gap
-			// counts from now rather than blocking the host until then.
-			if t.After(now) {
-				t = now
-			}
-			c.gate.Seen(h, t)
-		}
-		if c.cfg.AfterCrash {
-			c.gate.Seen(h, time.Now())
-		}
 	}
 	seedHosts, err := c.store.SeedHosts(ctx)
 	if err != nil {
@@ -386,7 +372,7 @@ func (c *Crawler) Crawl(ctx context.Context, run Run) (*Stats, error) {
 		perDomain[c.gate.Key(h)] += n
 	}
 	s := &stage{c: c, run: run, hops: map[int64]int{}, retries: map[int64]int{}, seedDomains: SeedDomains(seedHosts),
-		guard: traps.New(c.cfg.Traps, perDomain), budget: newBudget(0, 0)}
+		guard: traps.New(c.cfg.Traps, perDomain), budget: newBudget(0, 0), unreachable: unreachable}
 	budgeted := len(run.Only) == 0 && c.cfg.Budget > 0
 	if len(run.Only) == 0 {
 		s.budget = newBudget(c.cfg.Budget, c.cfg.NewShare)
@@ -413,6 +399,16 @@ func (c *Crawler) Crawl(ctx context.Context, run Run) (*Stats, error) {
 		}
 	}
 	s.sched = newScheduler(c.gate)
+	// Once the budget is spent nothing more can be fetched: the stage ends rather than waiting for
+	// domains whose gap has not passed.
+	s.sched.halt = func() bool { _, spent := s.budget.prefer(); return spent }
+	s.sched.onLate = func(key string, at time.Time) {
+		c.cfg.Log.Warn("domain given up for this run; its URLs stay due", "domain", key,
+			"why", "its next request may not start before "+at.Format(time.RFC3339)+", after the end of the run")
+	}
+	if budgeted {
+		s.sched.horizon, s.sched.onPostpone = roundHorizon, s.postpone
+	}
 	keys := s.sched.addHosts(hosts)
 	schedule.Order(c.cfg.Now(), keys)
 	s.sched.rankAndStart(keys)
@@ -429,6 +425,7 @@ func (c *Crawler) Crawl(ctx context.Context, run Run) (*Stats, error) {
 		defer cancel()
 	}
 	s.commit = newCommitter(ctx, c.cfg.Archive, run.Start, c.store, c.cfg.Log, c.cfg.Workers)
+	stopGaps := c.keepGaps(ctx)
 	// Without a budget one round takes everything due, and what joins during it. With one, the
 	// first round reads robots.txt and the provider hints the domains are due for, and every later
 	// round fetches what pickRound chose.
@@ -441,6 +438,9 @@ func (c *Crawler) Crawl(ctx context.Context, run Run) (*Stats, error) {
 		err = s.round(workCtx)
 	}
 	s.commit.close()
+	if serr := stopGaps(); serr != nil && err == nil {
+		err = serr
+	}
 	if serr := c.store.SaveRunDomains(context.WithoutCancel(ctx), run.ID, s.ledger.list()); serr != nil && err == nil {
 		err = serr
 	}
@@ -449,11 +449,16 @@ func (c *Crawler) Crawl(ctx context.Context, run Run) (*Stats, error) {
 	switch {
 	case err != nil && workCtx.Err() == nil:
 		return st, err // the store failed
-	case workCtx.Err() != nil:
+	case workCtx.Err() != nil || s.sched.lateCount() > 0:
+		// Domains given up because their next request could not start before the end are what the
+		// end of the window left undone, just as if the stage had waited for it.
 		st.Stopped = true
 		cause := "max duration reached"
-		if ctx.Err() != nil {
+		switch {
+		case ctx.Err() != nil:
 			cause = "interrupted"
+		case workCtx.Err() == nil:
+			cause = "what is left may not start within the max duration"
 		}
 		c.cfg.Log.Warn("crawl stage stopped", "why", cause, "done", st.Done, "due", st.Due)
 		return st, fmt.Errorf("%w: %s after %v", ErrStopped, cause, st.Elapsed.Round(time.Second))
@@ -480,6 +485,7 @@ type stage struct {
 	budget      *budget         // the run's page fetches, new and known
 	picks       *picks          // with a budget, the URLs chosen for the current round
 	ledger      ledger          // fetches and expected changes per domain
+	unreachable map[string]bool // hosts that could not be reached lately, under mu
 
 	requests atomic.Int64
 }
@@ -530,10 +536,16 @@ func (s *stage) work(ctx context.Context, g *errgroup.Group) error {
 			g.Go(func() error {
 				defer cancel()
 				err := finish()
+				if err == nil && more {
+					err = s.settle(stepCtx, d)
+				}
 				s.sched.done(d, more)
 				return err
 			})
 			continue
+		}
+		if err == nil && more {
+			err = s.settle(stepCtx, d)
 		}
 		cancel()
 		s.sched.done(d, more)

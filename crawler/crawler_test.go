@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -40,6 +41,33 @@ type harness struct {
 	last  time.Time // start of the last run
 	run   int64     // id of the last run
 	arch  *archive.Dir
+
+	gopts  polite.Options // the gate's, but for Loopback
+	client *fetch.Client  // the crawler's, through the gate
+	sentMu sync.Mutex
+	sent   map[string]int // requests that reached the gate's transport, per host[:port]
+}
+
+// count wraps the gate's transport so that every request the crawler sends, answered or not, is
+// counted per host: a refused connection leaves no trace in a server's log.
+func (h *harness) count(rt http.RoundTripper) http.RoundTripper {
+	return roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		h.sentMu.Lock()
+		h.sent[r.URL.Host]++
+		h.sentMu.Unlock()
+		return rt.RoundTrip(r)
+	})
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// sentTo returns how many requests the crawler sent to host so far.
+func (h *harness) sentTo(host string) int {
+	h.sentMu.Lock()
+	defer h.sentMu.Unlock()
+	return h.sent[host]
 }
 
 type harnessOptions struct {
@@ -50,6 +78,10 @@ type harnessOptions struct {
 	allowPrivate func(string) bool
 	archive      bool // store versions in an archive under t.TempDir()
 	snapshot     bool
+	// factor and maxLatencyGap are the gate's delay factor (default 1) and its cap on the gap a
+	// slow response earns (default polite's).
+	factor        float64
+	maxLatencyGap time.Duration
 }
 
 func newHarness(t *testing.T, o harnessOptions) *harness {
@@ -65,24 +97,27 @@ func newHarness(t *testing.T, o harnessOptions) *harness {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	h := &harness{t: t, db: db, web: testweb.New(t), delay: o.delay}
+	h := &harness{t: t, db: db, web: testweb.New(t), delay: o.delay, sent: map[string]int{}}
 	var client *fetch.Client
-	h.gate = polite.New(polite.Options{
-		Delay:         10 * time.Second,
-		LoopbackDelay: o.delay,
-		DelayFactor:   1,
-		Loopback: func(ctx context.Context, host string) bool {
-			ok, _ := client.LoopbackOnly(ctx, host)
-			return ok
-		},
-	})
+	if o.factor == 0 {
+		o.factor = 1
+	}
+	h.gopts = polite.Options{Delay: 10 * time.Second, LoopbackDelay: o.delay, DelayFactor: o.factor, MaxLatencyGap: o.maxLatencyGap}
+	gopts := h.gopts
+	gopts.Loopback = func(ctx context.Context, host string) bool {
+		ok, _ := client.LoopbackOnly(ctx, host)
+		return ok
+	}
+	h.gate = polite.New(gopts)
 	allow := o.allowPrivate
 	if allow == nil {
 		allow = func(string) bool { return true }
 	}
 	h.fopts = fetch.Options{UserAgent: userAgent, PageTimeout: o.pageTimeout, MaxBytes: o.maxBytes, MaxRedirects: -1,
-		AllowPrivate: allow, LookupNetIP: h.web.Resolver(), Wrap: h.gate.Transport}
+		AllowPrivate: allow, LookupNetIP: h.web.Resolver()}
+	h.fopts.Wrap = func(rt http.RoundTripper) http.RoundTripper { return h.count(h.gate.Transport(rt)) }
 	client = fetch.New(h.fopts)
+	h.client = client
 	t.Cleanup(client.Close)
 	h.cfg = crawler.Config{UserAgent: userAgent, Workers: 8, PageTimeout: o.pageTimeout, MaxDuration: o.maxDuration,
 		Snapshot: o.snapshot, Text: stripTags}
@@ -467,11 +502,13 @@ func TestCrawlPrivateAddressGuard(t *testing.T) {
 // rewire rebuilds h's crawler with a different AllowPrivate, keeping its web and store.
 func rewire(h *harness, allow func(string) bool) *harness {
 	var client *fetch.Client
-	h.gate = polite.New(polite.Options{Delay: 10 * time.Second, LoopbackDelay: h.delay, DelayFactor: 1,
-		Loopback: func(ctx context.Context, host string) bool { ok, _ := client.LoopbackOnly(ctx, host); return ok }})
+	gopts := h.gopts
+	gopts.Loopback = func(ctx context.Context, host string) bool { ok, _ := client.LoopbackOnly(ctx, host); return ok }
+	h.gate = polite.New(gopts)
 	opts := h.fopts
-	opts.AllowPrivate, opts.Wrap = allow, h.gate.Transport
+	opts.AllowPrivate = allow
 	client = fetch.New(opts)
+	h.client = client
 	h.t.Cleanup(client.Close)
 	rc := client.HTTPClient()
 	h.c = crawler.New(h.db, client, func(ctx context.Context, o *url.URL) robots.Result {

@@ -313,6 +313,9 @@ func (s *stage) hintsOnly(ctx context.Context, d *domain) (done bool, err error)
 			d.hintOrigins = d.hintOrigins[1:]
 			continue
 		}
+		if s.notReady(ctx, d, ou.Host) {
+			return true, nil
+		}
 		entry, requested, err := s.robotsFor(ctx, d, ou)
 		switch {
 		case err != nil:
@@ -322,6 +325,8 @@ func (s *stage) hintsOnly(ctx context.Context, d *domain) (done bool, err error)
 		case entry.private || entry.rules == nil:
 			d.hintOrigins = d.hintOrigins[1:]
 			continue
+		case s.notReady(ctx, d, ou.Host):
+			return true, nil
 		}
 		if done, err := s.hintStep(ctx, d, ou, entry); done || err != nil {
 			return done, err

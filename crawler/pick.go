@@ -7,6 +7,7 @@ import (
 	"hash/fnv"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/strata-crawler/strata/frequency"
 	"github.com/strata-crawler/strata/internal/hints"
@@ -25,6 +26,25 @@ import (
 
 // maxRounds bounds the rounds of a run: each round goes one level down at least, and levels are few.
 const maxRounds = 32
+
+// roundHorizon is how long a budgeted round waits for a domain's next request. A domain that may not
+// be contacted sooner (a site whose robots.txt asks for a Crawl-delay of an hour) gets no place in the
+// round, and its chosen URLs go back to the budget: the budget goes to the domains that can use it in
+// this run, and the site's own pages wait for a round or a run in which it is ready. Ordinary gaps,
+// and Crawl-delays of a few seconds, are far below it: slow domains keep their share.
+const roundHorizon = 2 * time.Minute
+
+// postpone gives a domain's chosen URLs of the current round back: its next request is further off
+// than the round waits.
+func (s *stage) postpone(d *domain) {
+	hosts, _ := s.sched.hosts(d)
+	s.picks.mu.Lock()
+	for _, h := range hosts {
+		delete(s.picks.byHost, h)
+	}
+	s.picks.mu.Unlock()
+	s.c.cfg.Log.Info("domain set aside for this round; its chosen URLs go back to the budget", "domain", d.key)
+}
 
 // picks are the URLs chosen for the current round, per host, in the order they are crawled.
 type picks struct {
@@ -79,7 +99,7 @@ func (s *stage) pickRound(ctx context.Context) (int, error) {
 	bySite := map[string][]int{} // hybrid: the sampled pages of each domain, by index in rows
 	err := s.c.store.DueCandidates(ctx, s.run.ID, func(c store.Candidate) error {
 		key := s.c.gate.Key(c.Host)
-		if s.sched.isDropped(key) {
+		if s.sched.isDropped(key) || !s.sched.readyWithin(c.Host, roundHorizon) {
 			return nil
 		}
 		fc := frequency.Candidate{Domain: key, New: c.New, Level: c.Level, Key: c.URL}

@@ -35,6 +35,7 @@ type domain struct {
 	feeds       map[string]bool // feeds its pages linked that are recorded already in this run
 	timeouts    int             // consecutive page timeouts
 	failures    int             // consecutive 5xx answers
+	notBefore   time.Time       // the gate's next time for the host a step last asked about
 }
 
 type robotsEntry struct {
@@ -51,11 +52,24 @@ type scheduler struct {
 	domains map[string]*domain
 	busy    int
 	dropped int
-	wake    chan struct{} // closed (and replaced) whenever the queue or busy count changes
+	wake    chan struct{}   // closed (and replaced) whenever the queue or busy count changes
+	gone    map[string]bool // hosts given up for the run
+
+	// halt, if set, reports that nothing more can be fetched (the budget is spent): next hands out
+	// no more domains. onLate, if set, is told of each domain given up because its next request may
+	// not start before the stage's deadline; late counts them.
+	halt   func() bool
+	onLate func(key string, readyAt time.Time)
+	late   int
+	// horizon, when above zero, is how far ahead a domain's next request may be for the current
+	// round to wait for it: one further off is set aside until the next round, and onPostpone is
+	// told, so that its chosen URLs go back to the budget.
+	horizon    time.Duration
+	onPostpone func(d *domain)
 }
 
 func newScheduler(gate *polite.Gate) *scheduler {
-	return &scheduler{gate: gate, domains: map[string]*domain{}, wake: make(chan struct{})}
+	return &scheduler{gate: gate, domains: map[string]*domain{}, wake: make(chan struct{}), gone: map[string]bool{}}
 }
 
 // addHosts groups hosts into domains, returning the keys of domains it created.
@@ -115,6 +129,18 @@ func (s *scheduler) domainFor(host string) *domain {
 	return d
 }
 
+// readyWithin reports whether host's domain may be contacted within d from now.
+func (s *scheduler) readyWithin(host string, d time.Duration) bool {
+	s.mu.Lock()
+	dom, ok := s.domains[s.gate.Key(host)]
+	s.mu.Unlock()
+	at := s.gate.ReadyAt(host)
+	if ok {
+		at = later(at, dom.notBefore)
+	}
+	return time.Until(at) <= d
+}
+
 // isDropped reports whether the domain with key was given up for the run.
 func (s *scheduler) isDropped(key string) bool {
 	s.mu.Lock()
@@ -143,7 +169,7 @@ func (s *scheduler) addHost(host string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	d, _ := s.domainOf(host)
-	if d.dropped {
+	if d.dropped || s.gone[host] {
 		return
 	}
 	if !contains(d.hosts, host) {
@@ -164,8 +190,11 @@ func (s *scheduler) signal() {
 }
 
 // next blocks until a domain is ready and returns it, or returns nil when no work is left (nothing
-// queued and nothing in flight that could add more).
+// queued and nothing in flight that could add more, or halt says nothing more can be fetched).
+// A domain that may not be contacted before ctx's deadline is given up for the run rather than
+// waited for: its URLs stay due.
 func (s *scheduler) next(ctx context.Context) (*domain, error) {
+	deadline, hasDeadline := ctx.Deadline()
 	for {
 		// Checked first, not only while waiting: with domains always ready, a stop (max duration, a
 		// signal) would otherwise go unnoticed until the work ran out.
@@ -173,9 +202,31 @@ func (s *scheduler) next(ctx context.Context) (*domain, error) {
 			return nil, err
 		}
 		s.mu.Lock()
-		if len(s.queue) == 0 && s.busy == 0 {
+		if (len(s.queue) == 0 && s.busy == 0) || (s.halt != nil && s.halt()) {
 			s.mu.Unlock()
 			return nil, nil
+		}
+		if hasDeadline && len(s.queue) > 0 && s.queue[0].readyAt.After(deadline) {
+			d := heap.Pop(&s.queue).(*domain)
+			d.dropped = true
+			s.dropped++
+			s.late++
+			s.signal() // the queue changed: workers waiting for it to empty look again
+			s.mu.Unlock()
+			if s.onLate != nil {
+				s.onLate(d.key, d.readyAt)
+			}
+			continue
+		}
+		if s.horizon > 0 && len(s.queue) > 0 && time.Until(s.queue[0].readyAt) > s.horizon {
+			d := heap.Pop(&s.queue).(*domain)
+			d.finished = true
+			s.signal()
+			s.mu.Unlock()
+			if s.onPostpone != nil {
+				s.onPostpone(d)
+			}
+			continue
 		}
 		wait := time.Duration(-1)
 		if len(s.queue) > 0 {
@@ -237,7 +288,10 @@ func (s *scheduler) dropHost(d *domain, host string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	d.hosts = remove(d.hosts, host)
-	s.dropped++
+	if !s.gone[host] {
+		s.gone[host] = true
+		s.dropped++
+	}
 }
 
 func contains(list []string, s string) bool {
@@ -269,11 +323,11 @@ func (s *scheduler) done(d *domain, more bool) {
 	case d.dropped:
 	case more && len(d.hosts) > 0:
 		// The gate knows when the domain may be contacted again: after the gap that followed the
-		// response of this step (or a deferral).
-		d.readyAt = s.gate.ReadyAt(d.hosts[0])
+		// response of this step (or a deferral), or when the step found it not ready yet.
+		d.readyAt = later(s.gate.ReadyAt(d.hosts[0]), d.notBefore)
 		heap.Push(&s.queue, d)
 	case more && len(d.hintOrigins) > 0:
-		d.readyAt = s.gate.ReadyAt(hostOf(d.hintOrigins[0]))
+		d.readyAt = later(s.gate.ReadyAt(hostOf(d.hintOrigins[0])), d.notBefore)
 		heap.Push(&s.queue, d)
 	default:
 		d.finished = true
@@ -296,6 +350,13 @@ func (s *scheduler) activeCount() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.busy
+}
+
+// lateCount is how many domains were given up because the stage would end before their next request.
+func (s *scheduler) lateCount() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.late
 }
 
 func (s *scheduler) droppedCount() int {
@@ -330,6 +391,13 @@ func (h *domainHeap) Pop() any {
 	d.index = -1
 	*h = old[:len(old)-1]
 	return d
+}
+
+func later(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
 }
 
 // hostOf returns the host[:port] of an origin, scheme://host[:port].

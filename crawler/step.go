@@ -64,6 +64,9 @@ func (s *stage) step(ctx context.Context, d *domain) (more bool, finish func() e
 		return true, nil, nil
 	}
 
+	if s.notReady(ctx, d, u.Host) {
+		return true, nil, nil
+	}
 	entry, requested, err := s.robotsFor(ctx, d, parsed)
 	switch {
 	case err != nil:
@@ -72,11 +75,13 @@ func (s *stage) step(ctx context.Context, d *domain) (more bool, finish func() e
 		return true, nil, s.fail(ctx, u, store.FetchRecord{Error: "host resolves to a private address and was not seeded; not crawled",
 			NextFr: u.FrMax, State: "filtered"})
 	case entry.rules == nil:
-		// robots.txt unreachable: nothing of this host this run (RFC 9309 2.3.1.4); its URLs stay due.
-		s.sched.dropHost(d, u.Host)
+		// robots.txt unreachable: nothing of this host this run (RFC 9309 2.3.1.4); robotsFor has
+		// made its URLs wait.
 		return true, nil, nil
 	case requested:
 		return true, nil, nil // that was this step's request; the URL is still due
+	case s.notReady(ctx, d, u.Host):
+		return true, nil, nil // the robots.txt in force set a Crawl-delay that has not passed
 	}
 	if done, err := s.hintStep(ctx, d, parsed, entry); done || err != nil {
 		return err == nil, nil, err // a sitemap or feed was this step's request; the URL may still be due
@@ -145,6 +150,15 @@ func (s *stage) crawl(ctx context.Context, d *domain, u *store.DueURL, pu *url.U
 	rec, keep := s.outcome(d, u, resp, ferr)
 	if !keep {
 		return nil, nil // abandoned at a stop: nothing recorded, the URL stays due
+	}
+	if unreachableKind(ferr) {
+		if rec.NextFr, err = s.backOff(ctx, d, u.Host, rec.Error); err != nil {
+			return nil, err
+		}
+	} else if resp != nil {
+		if err := s.reachable(ctx, u.Host); err != nil {
+			return nil, err
+		}
 	}
 	rec.URLID, rec.RunID, rec.FetchedAt = u.ID, s.run.ID, started
 	var norm string // the text with numbers and dates set aside, for the novelty check
@@ -267,9 +281,7 @@ func (s *stage) outcome(d *domain, u *store.DueURL, resp *fetch.Response, ferr e
 		case fetch.Canceled:
 			return rec, false
 		case fetch.DNS, fetch.Refused, fetch.TLS:
-			// The host is unreachable: give the domain up for this run, keep the URL due for the next.
-			rec.NextFr = 0
-			s.dropDomain(d, u.Host, rec.Error)
+			// The host is unreachable: crawl gives it up for this run and backs its URLs off.
 		case fetch.Private:
 			rec.State = "filtered"
 		case fetch.Timeout:
@@ -727,9 +739,15 @@ func (s *stage) robotsFor(ctx context.Context, d *domain, u *url.URL) (e *robots
 	case errors.Is(res.Err, fetch.ErrPrivateAddress):
 		entry.private = true
 	case res.Outcome == robots.Unreachable:
-		// RFC 9309 2.3.1.4: assume complete disallow; not cached, so the next run asks again.
-		s.c.cfg.Log.Warn("robots.txt unreachable; host skipped for this run", "origin", o, "error", res.Err)
+		// RFC 9309 2.3.1.4: assume complete disallow; not cached, so a later run asks again — the
+		// next one the first time, then after 2, 4, 8… runs while it stays unreachable.
+		if _, err := s.backOff(ctx, d, u.Host, fmt.Sprintf("robots.txt unreachable: %v", res.Err)); err != nil {
+			return nil, true, err
+		}
 	default:
+		if err := s.reachable(ctx, u.Host); err != nil {
+			return nil, true, err
+		}
 		entry.rules = res.Rules
 		rec.ExpiresAt = res.FetchedAt.Add(s.c.cfg.RobotsTTL)
 		rec.CrawlDelay = s.applyCrawlDelay(u.Host, res.Rules)

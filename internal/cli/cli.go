@@ -65,6 +65,7 @@ type app struct {
 	flags          []config.FlagBinding
 	cfg            *config.Config
 	log            *slog.Logger
+	unrouteLog     func() // ends the routing of the standard library's log lines into log
 }
 
 // Run executes the command line args (without the program name). Errors are returned, not printed:
@@ -79,6 +80,9 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return usageError{oneLineCobraError(err)}
 	}
 	err := root.ExecuteContext(ctx)
+	if a.unrouteLog != nil {
+		a.unrouteLog()
+	}
 	if a.stopProfile != nil {
 		if perr := a.stopProfile(); perr != nil && err == nil {
 			err = perr
@@ -171,6 +175,10 @@ func (a *app) setup() error {
 	}
 	a.cfg = cfg
 	a.log = newLogger(a.stderr, cfg)
+	if a.unrouteLog != nil {
+		a.unrouteLog()
+	}
+	a.unrouteLog = routeStdLog(a.log)
 	return nil
 }
 

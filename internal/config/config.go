@@ -198,7 +198,7 @@ var schema = []field{
 		doc: "The same gap for hosts whose addresses are all loopback (tests, demos). Never applies to other hosts.",
 		ptr: func(c *Config) any { return &c.Politeness.LoopbackDelay }},
 	{key: "politeness.delay_factor", def: 5.0, min: 1, max: 100,
-		doc: "The gap is also at least this many times the domain's last response time (slow servers get more room).",
+		doc: "The gap is also at least this many times the domain's last response time (slow servers get more room), up to 30s from this rule.",
 		ptr: func(c *Config) any { return &c.Politeness.DelayFactor }},
 	{key: "politeness.domain_key", def: "registrable", enum: []string{"registrable", "host"},
 		doc: `What counts as one domain for politeness: "registrable" (example.co.uk and its subdomains) or "host".`,

@@ -8,8 +8,14 @@
 //
 // The gap after a response is the largest of: the configured delay (the loopback delay for hosts whose
 // addresses are all loopback), the domain's robots.txt Crawl-delay however large, and DelayFactor
-// times the last response's duration (slow servers get more room, as in Heritrix). Retry-After and
-// error backoff push a domain further back with Defer.
+// times the last response's duration, at most MaxLatencyGap (slow servers get more room, as in
+// Heritrix, but a response cut at the page timeout does not buy minutes of silence). A Crawl-delay
+// learnt after a response applies to the gap after it. Retry-After and error backoff push a domain
+// further back with Defer.
+//
+// What a process learnt about a domain outlives it: Changed lists the domains' states for the caller
+// to store, and Restore gives them to the next process's Gate, so that a run started right after
+// another (or after a crash) keeps every gap.
 package polite
 
 import (
@@ -33,7 +39,15 @@ type Options struct {
 	Loopback func(ctx context.Context, host string) bool
 	// ByHost makes each host name its own domain instead of grouping by registrable domain.
 	ByHost bool
+	// MaxLatencyGap caps the part of the gap that DelayFactor derives from a response's duration;
+	// 0 means DefaultMaxLatencyGap. The delay and the Crawl-delay are never capped.
+	MaxLatencyGap time.Duration
 }
+
+// DefaultMaxLatencyGap is the longest gap a slow response earns through DelayFactor: Heritrix's
+// default max-delay-ms. Without a cap, a slow-drip page cut at a 30 s page timeout would keep its
+// domain idle for 150 s at the default factor of 5, holding up the end of every run that fetched it.
+const DefaultMaxLatencyGap = 30 * time.Second
 
 // Gate serialises and spaces requests per domain. It is safe for concurrent use.
 type Gate struct {
@@ -48,13 +62,18 @@ type domain struct {
 	slot       chan struct{} // one token: held from sending a request until its response body is closed
 	next       time.Time     // earliest start of the next request
 	lastEnd    time.Time     // end of the last response
-	crawlDelay time.Duration // from robots.txt
+	lastHost   string        // host of the last request, deferral or Crawl-delay: the domain's name in State
+	crawlDelay time.Duration // from robots.txt, in this process
 	lastTook   time.Duration
 	requests   int
+	changed    bool // since the last call of Changed
 }
 
 // New returns a Gate.
 func New(opts Options) *Gate {
+	if opts.MaxLatencyGap <= 0 {
+		opts.MaxLatencyGap = DefaultMaxLatencyGap
+	}
 	return &Gate{opts: opts, domains: map[string]*domain{}, loopback: map[string]bool{}}
 }
 
@@ -89,21 +108,55 @@ func (g *Gate) domain(key string) *domain {
 	return d
 }
 
-// ReadyAt returns the earliest time a request to host's domain may start. The zero time means now.
+// ReadyAt returns the earliest time a request to host's domain may start, without looking host up:
+// the delay for hosts that are not loopback counts only once this gate knows host is not (Ready
+// finds out). The zero time means now.
 func (g *Gate) ReadyAt(host string) time.Time {
+	h := hostOnly(host)
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	return g.domain(g.Key(host)).next
+	lb, known := g.loopback[h]
+	return g.readyLocked(g.domain(g.Key(host)), known && !lb)
+}
+
+// Ready returns the earliest time a request to host may start, the delay for hosts that are not
+// loopback included: a request made before then waits at the gate. Afterwards ReadyAt is exact for
+// host too.
+func (g *Gate) Ready(ctx context.Context, host string) time.Time {
+	public := !g.isLoopback(ctx, hostOnly(host))
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.readyLocked(g.domain(g.Key(host)), public)
+}
+
+// readyLocked is when dom may next be contacted; public says the request goes to a host that is not
+// loopback, which must be the full delay after the last response whatever host that came from.
+func (g *Gate) readyLocked(dom *domain, public bool) time.Time {
+	ready := dom.next
+	if public {
+		if t := dom.lastEnd.Add(g.opts.Delay); t.After(ready) {
+			ready = t
+		}
+	}
+	return ready
 }
 
 // SetCrawlDelay records a robots.txt Crawl-delay for host's domain. The largest one seen is kept:
-// it is honoured however large it is.
+// it is honoured however large it is, from the end of the last response on — including the
+// response that carried the robots.txt, whose gap was set before anyone had read it.
 func (g *Gate) SetCrawlDelay(host string, d time.Duration) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	dom := g.domain(g.Key(host))
 	if d > dom.crawlDelay {
 		dom.crawlDelay = d
+		dom.lastHost, dom.changed = host, true
+	}
+	if !dom.lastEnd.IsZero() {
+		if t := dom.lastEnd.Add(dom.crawlDelay); t.After(dom.next) {
+			dom.next = t
+			dom.lastHost, dom.changed = host, true
+		}
 	}
 }
 
@@ -114,23 +167,60 @@ func (g *Gate) Defer(host string, t time.Time) {
 	dom := g.domain(g.Key(host))
 	if t.After(dom.next) {
 		dom.next = t
+		dom.lastHost, dom.changed = host, true
 	}
 }
 
-// Seen tells the gate that a response from host ended at end, in an earlier process: the next request
-// to its domain waits the gap after it, as if this process had made that request. The loopback delay
-// is applied at once and the full delay, for hosts that are not loopback, when a request is made, so
-// no name is resolved here.
-func (g *Gate) Seen(host string, end time.Time) {
+// State is what a Gate knows about one domain that the next process must know too.
+type State struct {
+	Host       string        // host[:port] last contacted in the domain; the domain is its Key
+	LastEnd    time.Time     // end of the domain's last response
+	Next       time.Time     // earliest start of the domain's next request (gap, Crawl-delay, deferral)
+	CrawlDelay time.Duration // the largest robots.txt Crawl-delay seen for the domain
+}
+
+// Changed returns the state of every domain whose state changed since the last call, for the
+// caller to store and give to the next process's Restore.
+func (g *Gate) Changed() []State {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	dom := g.domain(g.Key(host))
-	if end.After(dom.lastEnd) {
-		dom.lastEnd = end
+	var out []State
+	for _, d := range g.domains {
+		if d.changed {
+			d.changed = false
+			out = append(out, State{Host: d.lastHost, LastEnd: d.lastEnd, Next: d.next, CrawlDelay: d.crawlDelay})
+		}
 	}
-	if t := end.Add(g.opts.LoopbackDelay); t.After(dom.next) {
-		dom.next = t
+	return out
+}
+
+// Restore tells the gate what an earlier process left for s.Host's domain: the next request waits
+// until s.Next, and at least s.CrawlDelay (or the loopback delay) after s.LastEnd, as if this process
+// had made the earlier requests. The full delay for hosts that are not loopback is applied when a
+// request is made, so no name is resolved here. The Crawl-delay is not kept beyond that gap: the
+// robots.txt in force sets it again before the domain's next page.
+func (g *Gate) Restore(s State) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	dom := g.domain(g.Key(s.Host))
+	if s.LastEnd.After(dom.lastEnd) {
+		dom.lastEnd = s.LastEnd
 	}
+	next := s.Next
+	if !s.LastEnd.IsZero() {
+		if t := s.LastEnd.Add(max(g.opts.LoopbackDelay, s.CrawlDelay)); t.After(next) {
+			next = t
+		}
+	}
+	if next.After(dom.next) {
+		dom.next = next
+	}
+}
+
+// Seen tells the gate that a response from host ended at end, in an earlier process: Restore with
+// nothing known but that end.
+func (g *Gate) Seen(host string, end time.Time) {
+	g.Restore(State{Host: host, LastEnd: end})
 }
 
 // Requests returns how many requests have passed the gate for host's domain.
@@ -150,7 +240,7 @@ func (g *Gate) Gap(ctx context.Context, host string, took time.Duration) time.Du
 	cd := g.domain(g.Key(host)).crawlDelay
 	g.mu.Unlock()
 	gap := max(base, cd)
-	if f := time.Duration(g.opts.DelayFactor * float64(took)); f > gap {
+	if f := min(time.Duration(g.opts.DelayFactor*float64(took)), g.opts.MaxLatencyGap); f > gap {
 		gap = f
 	}
 	return gap
@@ -177,6 +267,18 @@ func (g *Gate) isLoopback(ctx context.Context, host string) bool {
 // It returns a release function to call with the time the response ended (its body was closed or the
 // request failed); the next request to the domain may start a gap after that.
 func (g *Gate) Acquire(ctx context.Context, host string) (release func(end time.Time), err error) {
+	r, err := g.acquire(ctx, host)
+	if err != nil {
+		return nil, err
+	}
+	return func(end time.Time) { r(end, end) }, nil
+}
+
+// releaseFunc ends a request: took is when the response ended on our side, what the latency factor
+// weighs; end is when the server saw it end, where the gap starts. Only the first call counts.
+type releaseFunc func(took, end time.Time)
+
+func (g *Gate) acquire(ctx context.Context, host string) (releaseFunc, error) {
 	key := g.Key(host)
 	g.mu.Lock()
 	dom := g.domain(key)
@@ -192,13 +294,7 @@ func (g *Gate) Acquire(ctx context.Context, host string) (release func(end time.
 	public := !g.isLoopback(ctx, hostOnly(host))
 	for {
 		g.mu.Lock()
-		ready := dom.next
-		if public {
-			if t := dom.lastEnd.Add(g.opts.Delay); t.After(ready) {
-				ready = t
-			}
-		}
-		wait := time.Until(ready)
+		wait := time.Until(g.readyLocked(dom, public))
 		g.mu.Unlock()
 		if wait <= 0 {
 			break
@@ -217,16 +313,17 @@ func (g *Gate) Acquire(ctx context.Context, host string) (release func(end time.
 	dom.requests++
 	g.mu.Unlock()
 	var once sync.Once
-	return func(end time.Time) {
+	return func(took, end time.Time) {
 		once.Do(func() {
-			took := end.Sub(start)
-			gap := g.Gap(context.WithoutCancel(ctx), host, took)
+			d := took.Sub(start)
+			gap := g.Gap(context.WithoutCancel(ctx), host, d)
 			g.mu.Lock()
-			dom.lastTook = took
+			dom.lastTook = d
 			dom.lastEnd = end
 			if n := end.Add(gap); n.After(dom.next) {
 				dom.next = n
 			}
+			dom.lastHost, dom.changed = host, true
 			g.mu.Unlock()
 			<-dom.slot
 		})
@@ -245,7 +342,7 @@ type transport struct {
 }
 
 func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
-	release, err := t.gate.Acquire(req.Context(), req.URL.Host)
+	release, err := t.gate.acquire(req.Context(), req.URL.Host)
 	if err != nil {
 		if req.Body != nil {
 			req.Body.Close() // RoundTripper contract: always close the request body
@@ -254,8 +351,16 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	resp, err := t.next.RoundTrip(req)
 	if err != nil {
-		release(time.Now())
+		now := time.Now()
+		release(now, now)
 		return nil, err
+	}
+	if resp.Body == http.NoBody {
+		// Nothing follows the header (a 304, a 204, an empty body): the response has ended, and
+		// closing it later is no abort.
+		now := time.Now()
+		release(now, now)
+		return resp, nil
 	}
 	resp.Body = &releasingBody{ReadCloser: resp.Body, release: release}
 	return resp, nil
@@ -263,14 +368,15 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 
 // AbortMargin is added to the end of a response that strata abandons before its end (a body over the
 // size cap, say): the server learns of it only when its next write fails, a moment after our close,
-// and the gap is a promise about the server's view.
+// and the gap is a promise about the server's view. It moves where the gap starts, not its length:
+// the latency factor weighs the time the response actually took.
 const AbortMargin = 25 * time.Millisecond
 
 // releasingBody frees the domain when the caller is done with the response: at EOF, on a read error,
 // or at Close, whichever comes first.
 type releasingBody struct {
 	io.ReadCloser
-	release func(time.Time)
+	release releaseFunc
 	ended   bool
 }
 
@@ -278,17 +384,19 @@ func (b *releasingBody) Read(p []byte) (int, error) {
 	n, err := b.ReadCloser.Read(p)
 	if err != nil {
 		b.ended = true
-		b.release(time.Now())
+		now := time.Now()
+		b.release(now, now)
 	}
 	return n, err
 }
 
 func (b *releasingBody) Close() error {
 	err := b.ReadCloser.Close()
-	end := time.Now()
+	now := time.Now()
+	end := now
 	if !b.ended {
-		end = end.Add(AbortMargin)
+		end = now.Add(AbortMargin)
 	}
-	b.release(end)
+	b.release(now, end)
 	return err
 }

@@ -17,11 +17,12 @@ import (
 // fakeServer is a RoundTripper that records when each request started and ended, and takes `took`
 // to answer. Inside a synctest bubble its clock is the fake one, so gaps are exact.
 type fakeServer struct {
-	mu   sync.Mutex
-	took map[string]time.Duration // per host; default 100ms
-	log  []visit
-	live map[string]int
-	max  map[string]int // most requests in flight at once, per host
+	mu     sync.Mutex
+	took   map[string]time.Duration // per host; default 100ms
+	status map[string]int           // per host; default 200. A 304 has no body, as net/http gives it
+	log    []visit
+	live   map[string]int
+	max    map[string]int // most requests in flight at once, per host
 }
 
 type visit struct {
@@ -30,7 +31,7 @@ type visit struct {
 }
 
 func newFakeServer() *fakeServer {
-	return &fakeServer{took: map[string]time.Duration{}, live: map[string]int{}, max: map[string]int{}}
+	return &fakeServer{took: map[string]time.Duration{}, status: map[string]int{}, live: map[string]int{}, max: map[string]int{}}
 }
 
 func (f *fakeServer) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -40,6 +41,7 @@ func (f *fakeServer) RoundTrip(req *http.Request) (*http.Response, error) {
 	if !ok {
 		took = 100 * time.Millisecond
 	}
+	status := f.status[h]
 	f.live[h]++
 	f.max[h] = max(f.max[h], f.live[h])
 	f.mu.Unlock()
@@ -49,7 +51,10 @@ func (f *fakeServer) RoundTrip(req *http.Request) (*http.Response, error) {
 	f.live[h]--
 	f.log = append(f.log, visit{h, start, time.Now()})
 	f.mu.Unlock()
-	return &http.Response{StatusCode: 200, Body: io.NopCloser(strings.NewReader("ok")), Request: req}, nil
+	if status == http.StatusNotModified {
+		return &http.Response{StatusCode: status, Body: http.NoBody, Request: req}, nil
+	}
+	return &http.Response{StatusCode: 200, Body: io.NopCloser(strings.NewReader("ok")), ContentLength: 2, Request: req}, nil
 }
 
 func get(t *testing.T, c *http.Client, url string) {
@@ -145,6 +150,13 @@ func TestGateGapRules(t *testing.T) {
 			[]string{"a.test", "a.test"}, []time.Duration{0, 10100 * time.Millisecond}},
 		{"slow server", polite.Options{Delay: 10 * time.Second, DelayFactor: 5}, 4 * time.Second, 0, 0,
 			[]string{"a.test", "a.test"}, []time.Duration{0, 24 * time.Second}},
+		// A response cut at a 30 s page timeout: 5 × 30 s would be 150 s of silence.
+		{"slow server capped", polite.Options{Delay: 10 * time.Second, DelayFactor: 5}, 30 * time.Second, 0, 0,
+			[]string{"a.test", "a.test"}, []time.Duration{0, 30*time.Second + polite.DefaultMaxLatencyGap}},
+		{"cap set", polite.Options{Delay: 10 * time.Second, DelayFactor: 5, MaxLatencyGap: 12 * time.Second}, 4 * time.Second, 0, 0,
+			[]string{"a.test", "a.test"}, []time.Duration{0, 16 * time.Second}},
+		{"the cap never shortens a crawl-delay", polite.Options{Delay: 10 * time.Second, DelayFactor: 5}, 30 * time.Second, 90 * time.Second, 0,
+			[]string{"a.test", "a.test"}, []time.Duration{0, 120 * time.Second}},
 		{"crawl-delay larger than delay", polite.Options{Delay: 10 * time.Second, DelayFactor: 5}, 100 * time.Millisecond, 90 * time.Second, 0,
 			[]string{"a.test", "a.test"}, []time.Duration{0, 90100 * time.Millisecond}},
 		{"crawl-delay smaller than delay", polite.Options{Delay: 10 * time.Second, DelayFactor: 5}, 100 * time.Millisecond, 2 * time.Second, 0,
@@ -273,6 +285,162 @@ func TestGateSeenFromAnEarlierProcess(t *testing.T) {
 		}
 		if got := srv.log[1].start.Sub(t0); got != 7*time.Second+100*time.Millisecond {
 			t.Errorf("loopback host contacted at %v, want as soon as its 1s gap had passed (it was waiting behind pub.test)", got)
+		}
+	})
+}
+
+// TestGateCrawlDelayLearntAfterTheResponse is issue 18's first defect: the gap after the robots.txt
+// response was set before its Crawl-delay was read, so the next request (a sitemap) came after the
+// ordinary delay. The Crawl-delay must count from the end of that very response.
+func TestGateCrawlDelayLearntAfterTheResponse(t *testing.T) {
+	tests := []struct {
+		name       string
+		opts       polite.Options
+		host       string
+		crawlDelay time.Duration
+	}{
+		{"loopback", polite.Options{Delay: 10 * time.Second, LoopbackDelay: 20 * time.Millisecond, DelayFactor: 5,
+			Loopback: loopbackHosts("lo.test")}, "lo.test", 2 * time.Second},
+		{"above the 10s floor", polite.Options{Delay: 10 * time.Second, DelayFactor: 5}, "a.test", 90 * time.Second},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				srv := newFakeServer()
+				srv.took[tt.host] = time.Millisecond
+				g := polite.New(tt.opts)
+				c := &http.Client{Transport: g.Transport(srv)}
+				get(t, c, "http://"+tt.host+"/robots.txt")
+				g.SetCrawlDelay(tt.host, tt.crawlDelay) // read from the body just fetched
+				if got := g.ReadyAt(tt.host).Sub(srv.log[0].end); got != tt.crawlDelay {
+					t.Errorf("ReadyAt is %v after the robots.txt response, want the Crawl-delay %v", got, tt.crawlDelay)
+				}
+				get(t, c, "http://"+tt.host+"/sitemap.xml")
+				get(t, c, "http://"+tt.host+"/page")
+				for i, gap := range gaps(srv.log, tt.host) {
+					if gap != tt.crawlDelay {
+						t.Errorf("gap %d is %v, want the Crawl-delay %v", i, gap, tt.crawlDelay)
+					}
+				}
+			})
+		})
+	}
+}
+
+// TestGateGapAfterABodilessResponse is issue 18's third defect: a 304 has no body, so strata closes
+// it unread, and the gate took that for an abandoned response — the abort margin was added to its
+// duration and then multiplied by the delay factor (161 ms on loopback instead of about 27 ms). A
+// response with a body that strata does abandon still starts its gap a margin later, but the latency
+// factor weighs the time it really took.
+func TestGateGapAfterABodilessResponse(t *testing.T) {
+	opts := polite.Options{Delay: 10 * time.Second, LoopbackDelay: 20 * time.Millisecond, DelayFactor: 5,
+		Loopback: loopbackHosts("lo.test")}
+	tests := []struct {
+		name    string
+		status  int
+		took    time.Duration
+		wantGap time.Duration // from the response's end on the server to the next request
+	}{
+		{"304", http.StatusNotModified, time.Millisecond, 20 * time.Millisecond},
+		{"304 from a slow server", http.StatusNotModified, 10 * time.Millisecond, 50 * time.Millisecond},
+		{"body abandoned", http.StatusOK, 10 * time.Millisecond, polite.AbortMargin + 50*time.Millisecond},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				srv := newFakeServer()
+				srv.took["lo.test"], srv.status["lo.test"] = tt.took, tt.status
+				g := polite.New(opts)
+				c := &http.Client{Transport: g.Transport(srv)}
+				resp, err := c.Get("http://lo.test/")
+				if err != nil {
+					t.Fatal(err)
+				}
+				resp.Body.Close() // unread, as the fetcher does with a 304
+				get(t, c, "http://lo.test/")
+				if gap := gaps(srv.log, "lo.test")[0]; gap != tt.wantGap {
+					t.Errorf("gap %v, want %v", gap, tt.wantGap)
+				}
+			})
+		})
+	}
+}
+
+// TestGateRestore is the across-runs half of issue 18's first defect: a process that starts right
+// after another must keep the gap the first one promised — its Crawl-delay, its latency-derived gap,
+// its deferrals — and Changed hands over exactly what the next process needs.
+func TestGateRestore(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		opts := polite.Options{Delay: 10 * time.Second, LoopbackDelay: 20 * time.Millisecond, DelayFactor: 5,
+			Loopback: loopbackHosts("lo.test", "lo2.test")}
+		// The first process: a robots.txt with a Crawl-delay, a page, and a deferral elsewhere.
+		first := polite.New(opts)
+		srv := newFakeServer()
+		srv.took["lo.test"] = time.Millisecond
+		c := &http.Client{Transport: first.Transport(srv)}
+		get(t, c, "http://lo.test/robots.txt")
+		first.SetCrawlDelay("lo.test", 2*time.Second)
+		get(t, c, "http://lo.test/page")
+		first.Defer("lo2.test", time.Now().Add(time.Minute))
+		states := first.Changed()
+		if len(states) != 2 {
+			t.Fatalf("Changed returned %d states, want 2: %+v", len(states), states)
+		}
+		if again := first.Changed(); len(again) != 0 {
+			t.Errorf("Changed returned %d states with nothing new, want none", len(again))
+		}
+		byHost := map[string]polite.State{}
+		for _, s := range states {
+			byHost[s.Host] = s
+		}
+		lo := byHost["lo.test"]
+		if end := srv.log[1].end; !lo.LastEnd.Equal(end) || !lo.Next.Equal(end.Add(2*time.Second)) || lo.CrawlDelay != 2*time.Second {
+			t.Errorf("state of lo.test %+v; want the page's end, the Crawl-delay after it, and the Crawl-delay", lo)
+		}
+
+		// The next process starts 300 ms later.
+		time.Sleep(300 * time.Millisecond)
+		second := polite.New(opts)
+		for _, s := range states {
+			second.Restore(s)
+		}
+		c = &http.Client{Transport: second.Transport(srv)}
+		get(t, c, "http://lo.test/page")
+		get(t, c, "http://lo2.test/")
+		if gap := srv.log[2].start.Sub(srv.log[1].end); gap != 2*time.Second {
+			t.Errorf("the next process contacted lo.test %v after the last response, want the Crawl-delay 2s", gap)
+		}
+		if at := srv.log[3].start; !at.Equal(byHost["lo2.test"].Next) {
+			t.Errorf("the next process contacted lo2.test at %v, want its deferral %v", at, byHost["lo2.test"].Next)
+		}
+
+		// With nothing known but the end and the Crawl-delay (a crash before the state was saved),
+		// the Crawl-delay still counts from that end.
+		third := polite.New(opts)
+		end := time.Now()
+		third.Restore(polite.State{Host: "lo.test", LastEnd: end, CrawlDelay: 5 * time.Second})
+		if got := third.ReadyAt("lo.test").Sub(end); got != 5*time.Second {
+			t.Errorf("ReadyAt %v after the restored end, want the Crawl-delay 5s", got)
+		}
+	})
+}
+
+// TestGateReady checks that Ready includes the delay for hosts that are not loopback, which ReadyAt
+// can only know once the host has been looked up.
+func TestGateReady(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		g := polite.New(polite.Options{Delay: 10 * time.Second, LoopbackDelay: 20 * time.Millisecond, DelayFactor: 1,
+			Loopback: loopbackHosts("lo.test")})
+		now := time.Now()
+		g.Seen("pub.test", now)
+		if got := g.ReadyAt("pub.test").Sub(now); got != 20*time.Millisecond {
+			t.Errorf("ReadyAt before the lookup: %v, want the loopback delay", got)
+		}
+		if got := g.Ready(t.Context(), "pub.test").Sub(now); got != 10*time.Second {
+			t.Errorf("Ready: %v, want the 10s delay", got)
+		}
+		if got := g.ReadyAt("pub.test").Sub(now); got != 10*time.Second {
+			t.Errorf("ReadyAt after the lookup: %v, want the 10s delay", got)
 		}
 	})
 }

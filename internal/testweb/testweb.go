@@ -113,6 +113,10 @@ func (w *Web) AddSites(tb testing.TB, n int) []*Site {
 	return out
 }
 
+// Close stops the site: from then on a connection to its address is refused, like a server that
+// went away.
+func (s *Site) Close() { s.server.Close() }
+
 // Host returns the site's address as a URL host, "127.0.1.3:41234".
 func (s *Site) Host() string { return netip.AddrPortFrom(s.IP, uint16(s.Port)).String() }
 

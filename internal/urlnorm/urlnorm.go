@@ -8,7 +8,7 @@
 //   - scheme and host are lower-cased; internationalised host names become punycode (UTS #46);
 //     a trailing dot on the host is dropped; IPv6 literals are written in their canonical form;
 //   - the default port (80 for http, 443 for https) and an empty port are dropped;
-//   - the fragment, a bare "?" and user information are removed or refused (see Normalize);
+//   - the fragment and user information are removed or refused (see Normalize);
 //   - percent-encoding is normalised: escapes of unreserved characters are decoded, the others are
 //     written with upper-case hex, and bytes that may not appear raw are encoded;
 //   - "." and ".." path segments are resolved, including their percent-encoded spellings, so a path
@@ -16,7 +16,10 @@
 //   - an empty path becomes "/".
 //
 // Query parameters keep their order: sorting them is a common trick, but some servers give order
-// meaning, and the URL filters decide separately which parameters to strip.
+// meaning, and the URL filters decide separately which parameters to strip. An empty query is kept
+// too ("/a?" is not "/a"): RFC 3986 §6.2.3 does not license dropping an empty component's delimiter,
+// and the URL strata requests and matches against robots.txt must be the one the site wrote — a
+// robots.txt may disallow "/a?" and allow "/a".
 package urlnorm
 
 import (
@@ -105,7 +108,7 @@ func Parse(raw string) (*url.URL, error) {
 	if u.RawQuery != "" {
 		query = normalizeEscapes(u.RawQuery, queryAllowed)
 	}
-	out := &url.URL{Scheme: scheme, Host: host, RawQuery: query}
+	out := &url.URL{Scheme: scheme, Host: host, RawQuery: query, ForceQuery: u.ForceQuery && query == ""}
 	if err := setPath(out, path); err != nil {
 		return nil, invalid(raw, err.Error())
 	}

@@ -23,7 +23,9 @@ func TestNormalize(t *testing.T) {
 		{"empty port", "http://example.com:/x", "http://example.com/x"},
 		{"https port on http kept", "http://example.com:443/", "http://example.com:443/"},
 		{"fragment dropped", "https://example.com/a#top", "https://example.com/a"},
-		{"bare query dropped", "https://example.com/a?", "https://example.com/a"},
+		{"empty query kept", "https://example.com/a?", "https://example.com/a?"},
+		{"empty query kept before a fragment", "https://example.com/a?#top", "https://example.com/a?"},
+		{"empty query on the root", "https://example.com?", "https://example.com/?"},
 		{"query order kept", "https://example.com/?b=2&a=1", "https://example.com/?b=2&a=1"},
 		{"dot segments", "https://example.com/a/./b/../c", "https://example.com/a/c"},
 		{"dot dot above root", "https://example.com/../../etc/passwd", "https://example.com/etc/passwd"},
@@ -111,6 +113,7 @@ func FuzzNormalize(f *testing.F) {
 	for _, s := range []string{
 		"https://example.com/a/b?x=1#f", "HTTP://EXAMPLE.com:80/%7e/../a b", "http://[::1]:8080/",
 		"https://Bücher.example/ä?ö=ü", "http://a/%2e%2E/%2F/%zz", "http://a/./../.", "https://x.test/?a=%41&b",
+		"https://x.test/another/path?", "http://x.test/a??#f",
 	} {
 		f.Add(s)
 	}
@@ -141,6 +144,10 @@ func FuzzNormalize(f *testing.F) {
 		u, err := url.Parse(got)
 		if err != nil {
 			t.Fatalf("Normalize(%q) = %q, which url.Parse refuses: %v", short(in), short(got), err)
+		}
+		// The query as written: an empty one is not dropped.
+		if in, err := url.Parse(in); err == nil && (in.ForceQuery || in.RawQuery != "") && !u.ForceQuery && u.RawQuery == "" {
+			t.Fatalf("Normalize(%q) = %q: the query was dropped", short(in.String()), short(got))
 		}
 		p := u.EscapedPath()
 		if u.Fragment != "" || strings.Contains(p, "/../") || strings.HasSuffix(p, "/..") ||
