@@ -76,7 +76,15 @@ func TestBlockRules(t *testing.T) {
 		{"title equal to first block is not repeated", "<title>Same</title><h1>Same</h1><p>x", "Same\n\nx"},
 		{"paragraphs", "<p>one</p><p>two</p>", "one\n\ntwo"},
 		{"unclosed paragraphs", "<p>one<p>two<p>three", "one\n\ntwo\n\nthree"},
-		{"inline elements do not break", "<p>a <b>bold</b> and <i>it</i><span>alic</span>.</p>", "a bold and italic."},
+		{"inline elements do not break", "<p>a <b>bold</b> and <i>it</i>alic<sup>2</sup>.</p>", "a bold and italic2."},
+		// Issue 19: Sphinx's " : " between a parameter and its type comes
+		// from CSS; so does the gap between two touching inline elements.
+		{"touching inline elements are words apart", `<dl><dt><strong>A</strong><span class="classifier">array_like</span></dt>` +
+			`<dt><strong>lower</strong><span class="classifier">bool</span></dt></dl>`, "A array_like\nlower bool"},
+		{"nested touching inline elements", "<p><span><em>x</em></span><code><b>int</b></code></p>", "x int"},
+		{"touching inline elements with punctuation", "<p><span>scipy.</span><span>stats</span> <span>f</span><span>(</span></p>", "scipy.stats f("},
+		{"text running on from an element", "<p><code>str</code>s and <b>W</b>ord</p>", "strs and Word"},
+		{"inline boundary inside a table cell", "<table><tr><td><b>n</b><i>int</i></td><td>x</td></tr></table>", "n int\tx"},
 		{"whitespace collapsed", "<p>  a \n\t b  \r\n c  </p>", "a b c"},
 		{"unicode spaces collapsed", "<p>a\u00a0\u00a0b\u3000c\u2003d</p>", "a b c d"},
 		{"invisible characters dropped", "<p>soft\u00adhyphen zero\u200bwidth \ufeffbom</p>", "softhyphen zerowidth bom"},
@@ -295,11 +303,11 @@ func TestDeepNesting(t *testing.T) {
 		"<h1>Head</h1><p>one<br>two<br><br>three</p><ul><li>a</li><li>b</li></ul>" +
 		"<div style=\"display:none\">hidden<div>x</div>still hidden</div><script>var s = '<p>';</script>" +
 		"<pre>  x := 1\n\ty <b>bold</b>  \n</pre><table><tr><td>c1<td>c2</table><a>L1</a><a>L2</a><select><option>o</select>" +
-		"<p>caf\xe9 &amp; end"
+		"<p>caf\xe9 &amp; end<dl><dt><strong>A</strong><span>array_like</span></dt></dl>"
 	tests := []struct{ name, page, title, body string }{
 		{"deep", deep, "", "deep"},
 		{"unclosed", unclosed, "Old page",
-			"Old page\n\nHead\n\none\ntwo\n\nthree\n\na\nb\n\nx := 1\n      y bold\n\nc1\n\nc2\n\nL1 L2\n\ncafé & end"},
+			"Old page\n\nHead\n\none\ntwo\n\nthree\n\na\nb\n\nx := 1\n      y bold\n\nc1\n\nc2\n\nL1 L2\n\ncafé & end\n\nA array_like"},
 	}
 	for _, tt := range tests {
 		if _, ok := parse([]byte(tt.page)); ok {
