@@ -205,20 +205,26 @@ func TestMainFallsBack(t *testing.T) {
 	}
 }
 
-func TestTooLittle(t *testing.T) {
-	long := strings.Repeat("x", 1000)
+// TestTrusted: a try's result is the main content when it is inside the
+// element the page declares as its main content, however short, or else at
+// least MainMinShare of the Full text; an empty result never is.
+func TestTrusted(t *testing.T) {
 	for _, tt := range []struct {
-		main, full string
-		want       bool
+		name string
+		m    mainResult
+		full int
+		want bool
 	}{
-		{"", "", true},
-		{strings.Repeat("é", MainMinRunes-1), strings.Repeat("é", MainMinRunes-1), true},
-		{strings.Repeat("é", MainMinRunes), strings.Repeat("é", MainMinRunes), false},
-		{long[:249], long + long[:0], true},
-		{long[:250], long, false},
+		{"empty", mainResult{}, 0, false},
+		{"empty though declared", mainResult{text: " \n", declared: true}, 100, false},
+		{"short, declared", mainResult{text: "Return len(self).", declared: true}, 5000, true},
+		{"short, a quarter of full", mainResult{text: strings.Repeat("é", 25)}, 100, true},
+		{"under a quarter of full", mainResult{text: strings.Repeat("é", 249)}, 1000, false},
+		{"a quarter of full", mainResult{text: strings.Repeat("é", 250)}, 1000, true},
 	} {
-		if got := tooLittle(tt.main, tt.full); got != tt.want {
-			t.Errorf("tooLittle(%d runes, %d runes) = %v, want %v", len([]rune(tt.main)), len([]rune(tt.full)), got, tt.want)
+		if got := tt.m.trusted(tt.full); got != tt.want {
+			t.Errorf("%s: trusted(%d runes of %d, declared %v) = %v, want %v", tt.name,
+				len([]rune(tt.m.text)), tt.full, tt.m.declared, got, tt.want)
 		}
 	}
 }

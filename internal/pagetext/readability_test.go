@@ -179,8 +179,8 @@ func TestMainRetry(t *testing.T) {
 		"<aside>" + paras("ASIDE", 3) + "</aside><footer>" + paras("FOOTER", 3) + "</footer>")
 	doc, _ := parse(page)
 	prune(doc)
-	if main, ok := mainContent(doc, true); ok {
-		t.Fatalf("first try found %q; the test no longer covers the second", main)
+	if m, ok := mainContent(doc, true); ok {
+		t.Fatalf("first try found %q; the test no longer covers the second", m.text)
 	}
 	doc, _ = parse(page)
 	prune(doc)

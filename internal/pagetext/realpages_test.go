@@ -12,7 +12,6 @@ import (
 	"bufio"
 	"cmp"
 	"flag"
-	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
@@ -194,5 +193,4 @@ func TestRealPages(t *testing.T) {
 		t.Errorf("Main fell back to Full on %d of %d real pages (%.0f%%), want at most %.0f%%",
 			fallbacks, len(rs), 100*share, 100*realMaxFallback)
 	}
-	_ = fmt.Sprint
 }
