@@ -77,6 +77,10 @@ const (
 	hintNegative
 	hintUnlikely
 	hintKeep
+	// hintAside is unlikely too, unless the block stands between
+	// paragraphs (inFlow): DocBook's boxed asides are <div class="sidebar">
+	// inside a section's text, a page's sidebar is a column beside it.
+	hintAside
 )
 
 var hintWords = func() map[string]uint8 {
@@ -92,10 +96,11 @@ var hintWords = func() map[string]uint8 {
 		"entrycontent", "story")
 	set(hintNegative|hintUnlikely, "nav", "navs", "navbar", "navigation", "topnav", "subnav",
 		"sidenav", "menu", "menus", "submenu", "megamenu", "mainmenu", "footer", "header",
-		"masthead", "banner", "sidebar", "sidebars", "aside", "related", "share", "shares",
+		"masthead", "banner", "related", "share", "shares",
 		"sharing", "sharebar", "social", "promo", "promos", "ad", "ads", "advert", "adverts",
 		"advertisement", "advertising", "sponsor", "sponsored", "breadcrumb", "breadcrumbs",
 		"cookie", "cookies", "newsletter", "comments", "commentlist", "disqus", "pagination", "pager")
+	set(hintNegative|hintAside, "sidebar", "sidebars", "aside")
 	set(hintNegative, "widget", "widgets", "promotion", "promoted", "hidden")
 	return m
 }()
@@ -403,7 +408,56 @@ func unlikely(n *html.Node) bool {
 			h |= hints(a.Val)
 		}
 	}
-	return h&hintUnlikely != 0 && h&hintKeep == 0
+	if h&hintKeep != 0 {
+		return false
+	}
+	return h&hintUnlikely != 0 || h&hintAside != 0 && !inFlow(n)
+}
+
+// inFlow reports whether the element just before or after n is a paragraph
+// (a <p>, or a block with 25 characters of its own text): n sits in the
+// running text, not beside it.
+func inFlow(n *html.Node) bool {
+	return isParagraph(prevElement(n)) || isParagraph(nextElement(n))
+}
+
+func prevElement(n *html.Node) *html.Node {
+	for c := n.PrevSibling; c != nil; c = c.PrevSibling {
+		if c.Type == html.ElementNode {
+			return c
+		}
+	}
+	return nil
+}
+
+func nextElement(n *html.Node) *html.Node {
+	for c := n.NextSibling; c != nil; c = c.NextSibling {
+		if c.Type == html.ElementNode {
+			return c
+		}
+	}
+	return nil
+}
+
+// isParagraph reports a <p>, or a block holding 25 characters of text
+// directly.
+func isParagraph(n *html.Node) bool {
+	if n == nil || n.Namespace != "" {
+		return false
+	}
+	if n.Data == "p" {
+		return true
+	}
+	if !blockElements[n.Data] {
+		return false
+	}
+	chars := 0
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type == html.TextNode {
+			chars += measureText(c.Data, 0).chars
+		}
+	}
+	return chars >= minUnitChars
 }
 
 // hints returns the hint flags of the words of a class or id value: each

@@ -16,8 +16,8 @@ func TestHints(t *testing.T) {
 		{"Main-Navigation", hintPositive | hintKeep | hintNegative | hintUnlikely},
 		{"related_posts", hintNegative | hintUnlikely}, // plural "posts" is not positive
 		{"related-articles", hintNegative | hintUnlikely},
-		{"side-bar", hintNegative | hintUnlikely},      // joined pair
-		{"col-4 sidebar", hintNegative | hintUnlikely}, // second class
+		{"side-bar", hintNegative | hintAside},      // joined pair
+		{"col-4 sidebar", hintNegative | hintAside}, // second class
 		{"side bar", 0},   // two classes do not join
 		{"headerlink", 0}, // a word, not a run of words
 		{"comment", 0},
@@ -31,7 +31,7 @@ func TestHints(t *testing.T) {
 		{"nav" + strings.Repeat("x", 40), 0},
 	} {
 		if got := hints(tt.v); got != tt.want {
-			t.Errorf("hints(%q) = %04b, want %04b", tt.v, got, tt.want)
+			t.Errorf("hints(%q) = %05b, want %05b", tt.v, got, tt.want)
 		}
 	}
 }
@@ -168,6 +168,28 @@ func TestMainContentSiblings(t *testing.T) {
 	}
 	if strings.Contains(txt.Body, "LINKBOX") {
 		t.Errorf("link box kept:\n%s", txt.Body)
+	}
+}
+
+// TestInFlowAside: a block named "sidebar" between the paragraphs of a
+// section is a boxed aside of the text (DocBook's <div class="sidebar">,
+// as the Debian Administrator's Handbook has them) and stays; a sidebar
+// column beside the content goes.
+func TestInFlowAside(t *testing.T) {
+	page := []byte(`<div class="wrap"><div class="content"><div class="section"><h2>Virtualization</h2>` +
+		`<div class="para">` + strings.Repeat("Virtualization is one of the major advances, ", 4) + `</div>` +
+		`<div class="sidebar"><p class="title">CULTURE Xen</p><div class="para">ASIDE1 the box beside the ` +
+		`text tells, at some length, where Xen comes from and why it matters.</div></div>` +
+		`<div class="para">` + strings.Repeat("Xen is a paravirtualization solution, it says, ", 4) + `</div>` +
+		`</div></div><div class="sidebar"><ul><li><a href="/a">NAVLINK1 one</a></li><li><a href="/b">NAVLINK2 two</a></li>` +
+		`</ul><div>SIDEBAR1 a blurb about the site, long enough to be a paragraph of its own.</div></div></div>`)
+	txt, err := Extract(page, "", Main)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if txt.Mode != Main || !strings.Contains(txt.Body, "ASIDE1") || strings.Contains(txt.Body, "SIDEBAR1") ||
+		strings.Contains(txt.Body, "NAVLINK") {
+		t.Errorf("want the in-flow aside and not the sidebar column, got (%s):\n%s", txt.Mode, txt.Body)
 	}
 }
 
