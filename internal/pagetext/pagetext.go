@@ -95,6 +95,14 @@ type Text struct {
 	Body string
 	// Mode is the mode actually used: Main may fall back to Full.
 	Mode Mode
+	// Alt is the body in the other mode, where Extract computed it on the
+	// way and the other mode differs: the Full text when Mode is Main, and
+	// the main content found but not trusted when Main fell back to Full
+	// ("" if none was found, or if Full was asked for). Change detection
+	// compares a new version with the previous one in the same mode with
+	// it (issue 19: a page moving between fallback and main looked 52-77 %
+	// changed).
+	Alt string
 }
 
 // Extract returns the text of page, an HTML document. page should be the
@@ -123,9 +131,13 @@ func Extract(page []byte, pageURL string, mode Mode) (Text, error) {
 	}
 	main, ok := extractMain(doc, src, full)
 	if !ok {
-		return Text{Title: title, Body: withTitle(title, full), Mode: Full}, nil
+		t := Text{Title: title, Body: withTitle(title, full), Mode: Full}
+		if strings.TrimSpace(main) != "" {
+			t.Alt = withTitle(title, main)
+		}
+		return t, nil
 	}
-	return Text{Title: title, Body: withTitle(title, main), Mode: Main}, nil
+	return Text{Title: title, Body: withTitle(title, main), Mode: Main, Alt: withTitle(title, full)}, nil
 }
 
 // parse builds the document tree. html.Parse fails only on a document

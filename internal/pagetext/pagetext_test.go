@@ -346,3 +346,40 @@ func TestFooterStability(t *testing.T) {
 		t.Error("news: full text did not change with the footer date; the fixture lost its rotating footer?")
 	}
 }
+
+// TestAlt: Text.Alt is the body in the other mode, for change detection to
+// compare like with like: Full's text beside Main's, the untrusted main
+// content beside a fallback, nothing when Full was asked for.
+func TestAlt(t *testing.T) {
+	article := "<html><head><title>T</title></head><body><nav><a href=/a>Home</a> <a href=/b>About</a></nav><main><p>" +
+		strings.Repeat("The article says a thing, then another. ", 10) + "</p></main><footer><p>Footer, 2026.</p></footer></body></html>"
+	// No declared main element, and the only paragraph is a small share
+	// of a page of links: Main does not trust it.
+	links := "<html><head><title>T</title></head><body><div><p>A short note, of a few words.</p></div><ul>" +
+		strings.Repeat("<li><a href=/x>a link among very many links</a></li>", 40) + "</ul></body></html>"
+	full := func(page string) string {
+		txt, err := Extract([]byte(page), "", Full)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return txt.Body
+	}
+	for _, tt := range []struct {
+		name, page string
+		mode       Mode
+		wantMode   Mode
+		wantAlt    string
+	}{
+		{"main beside full", article, Main, Main, full(article)},
+		{"fallback beside the untrusted main", links, Main, Full, "T\n\nA short note, of a few words."},
+		{"full asked for", article, Full, Full, ""},
+	} {
+		txt, err := Extract([]byte(tt.page), "", tt.mode)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if txt.Mode != tt.wantMode || txt.Alt != tt.wantAlt {
+			t.Errorf("%s: mode %s, Alt %q; want %s, %q", tt.name, txt.Mode, txt.Alt, tt.wantMode, tt.wantAlt)
+		}
+	}
+}

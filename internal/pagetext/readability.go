@@ -117,22 +117,30 @@ var boilerplateRoles = map[string]bool{
 // extractMain returns the main content of a page, rendered by the block
 // rules: src is the page, doc its pruned tree (which extractMain modifies),
 // full its Full text. It returns false when the page has no main content
-// (enough) to be trusted, and Extract then uses Full. Like Readability, it
+// (enough) to be trusted, and Extract then uses Full; the text is then the
+// main content it found but did not trust, "" if none. Like Readability, it
 // tries a second time without dropping blocks for their class or id when
 // the first try is not trusted: a layout class ("zen-one-sidebar-second")
 // can name a wrapper of the article.
 func extractMain(doc *html.Node, src []byte, full string) (string, bool) {
 	fullRunes := utf8.RuneCountInString(full)
-	if m, ok := mainContent(doc, true); ok && m.trusted(fullRunes) {
-		return m.text, true
+	first, ok := mainContent(doc, true)
+	if ok && first.trusted(fullRunes) {
+		return first.text, true
 	}
-	doc, ok := parse(src)
+	doc, ok = parse(src)
 	if !ok {
-		return "", false
+		return first.text, false
 	}
 	prune(doc)
 	m, ok := mainContent(doc, false)
-	return m.text, ok && m.trusted(fullRunes)
+	if ok && m.trusted(fullRunes) {
+		return m.text, true
+	}
+	if strings.TrimSpace(m.text) == "" {
+		return first.text, false
+	}
+	return m.text, false
 }
 
 // mainResult is what one try of the main content extractor found.
