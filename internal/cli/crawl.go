@@ -313,17 +313,25 @@ func docFetcher(cfg *config.Config, client *http.Client) crawler.DocFetcher {
 
 // textExtractor returns the crawler's text function: pagetext for HTML, the text itself otherwise.
 func textExtractor(mode pagetext.Mode, log *slog.Logger) crawler.TextFunc {
-	return func(body []byte, contentType, pageURL string) (string, string) {
+	return func(body []byte, contentType, pageURL string) crawler.Text {
 		if !archive.IsHTML(contentType) {
-			return "", string(body)
+			return crawler.Text{Body: string(body)}
 		}
 		t, err := pagetext.Extract(body, pageURL, mode)
 		if err != nil { // only an unknown mode, which the configuration refuses
 			log.Error("text extraction", "url", pageURL, "error", err)
-			return "", ""
+			return crawler.Text{}
 		}
-		return t.Title, t.Body
+		return crawler.Text{Title: t.Title, Body: t.Body, Mode: textMode(mode, t.Mode), Alt: t.Alt}
 	}
+}
+
+// textMode is the mode recorded with a version: "fallback" where Main was asked for and Full used.
+func textMode(asked, used pagetext.Mode) string {
+	if asked == pagetext.Main && used == pagetext.Full {
+		return "fallback"
+	}
+	return string(used)
 }
 
 // writeManifest writes the run directory's manifest.jsonl from the run's fetches.
