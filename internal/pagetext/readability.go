@@ -176,18 +176,27 @@ func mainContent(doc *html.Node, useHints bool) (mainResult, bool) {
 	d := dropBoilerplate(body, useHints)
 	s := &scorer{index: map[*html.Node]int{}}
 	s.element(body, &textStats{}, 0)
-	if len(s.cands) == 0 {
+	declared := d.declaredMain(body)
+	var top *html.Node
+	switch {
+	case len(s.cands) > 0:
+		s.finish()
+		top = s.promote(s.best(), body)
+		// The page's own word wins where the scores disagree with it: a
+		// footer's prose can outscore a declared main element that holds
+		// a heading and a list of links (a table of contents page).
+		if declared != nil && top != declared && !contains(declared, top) {
+			top = declared
+		}
+	case declared != nil:
+		top = declared // no block long enough to score: an attribute's one line
+	default:
 		return mainResult{}, false
 	}
-	s.finish()
-	top := s.promote(s.best(), body)
-	// The page's own word wins where the scores disagree with it: a
-	// footer's prose can outscore a declared main element that holds a
-	// heading and a list of links (a table of contents page).
-	if m := d.declaredMain(body); m != nil && top != m && !contains(m, top) {
-		top = m
+	nodes := []*html.Node{top}
+	if top != declared { // what the page declares is all of it: no siblings join
+		nodes = s.siblings(top, body)
 	}
-	nodes := s.siblings(top, body)
 	// Conditional cleaning (step 5), undone when it leaves less than
 	// MainMinRunes and removed more than it left: then the link-heavy boxes
 	// were the content (a page that is a table of contents), as in

@@ -1,6 +1,7 @@
 package pagetext
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -210,5 +211,34 @@ func TestMainRetry(t *testing.T) {
 	main, ok := extractMain(doc, page, full)
 	if !ok || !strings.HasPrefix(main, "ARTICLE paragraph a") || strings.Contains(main, "ASIDE") {
 		t.Errorf("extractMain = %q, %v", main, ok)
+	}
+}
+
+// TestDeclaredMain: the element a page declares as its main content is its
+// main content, however short, and wins over a higher-scoring block outside
+// it (issue 19: an API entry of one line beside a navigation of hundreds of
+// links fell back to Full, navigation and all).
+func TestDeclaredMain(t *testing.T) {
+	var nav strings.Builder
+	for i := range 80 {
+		fmt.Fprintf(&nav, "<li><a href=\"/f%d\">function number %d of the module</a></li>", i, i)
+	}
+	footer := `<div class="copyright"><p>` + strings.Repeat("Copyright, the authors, licensed under a licence, see the file. ", 4) + `</p></div>`
+	for _, tt := range []struct{ name, main, want string }{
+		{"one line, nothing to score", `<main><h1>KDTree.m</h1><p>The dimension.</p></main>`, "T\n\nKDTree.m\n\nThe dimension."},
+		{"a short entry", `<div role="main"><h1>get_coeffs</h1><p>Return spline coefficients, in order.</p></div>`,
+			"T\n\nget_coeffs\n\nReturn spline coefficients, in order."},
+		{"a table of contents", `<div role="main"><h1>FAQ</h1><ul><li><a href="/g">General questions</a></li>` +
+			`<li><a href="/p">Programming questions</a></li><li><a href="/d">Design questions</a></li></ul></div>`,
+			"T\n\nFAQ\n\nGeneral questions\nProgramming questions\nDesign questions"},
+	} {
+		page := "<title>T</title><div class=sidebar><ul>" + nav.String() + "</ul></div>" + tt.main + footer
+		txt, err := Extract([]byte(page), "", Main)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if txt.Mode != Main || txt.Body != tt.want {
+			t.Errorf("%s: %s mode, body\n%s\nwant main mode, body\n%s", tt.name, txt.Mode, txt.Body, tt.want)
+		}
 	}
 }
