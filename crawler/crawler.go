@@ -118,10 +118,11 @@ type Text struct {
 	// block, as configured) or "fallback" (main content asked for, none found: every visible
 	// block); "" for a body that is not HTML. It is recorded with the version.
 	Mode string
-	// Alt is the body in the other kind of text, where the extractor has it: the whole text
-	// beside "main", the main content found but not trusted beside "fallback". A version whose
-	// kind differs from the previous version's is compared with it in the previous one's kind.
-	Alt string
+	// Alt returns the body in the other kind of text, where the extractor has it: the whole
+	// text beside "main", the main content found but not trusted beside "fallback" ("" if none).
+	// A version whose kind differs from the previous version's is compared with it in the
+	// previous one's kind. Nil when there is none; called only on such a switch.
+	Alt func() string
 }
 
 // RobotsFetcher fetches the robots.txt of an origin (scheme://host[:port]).

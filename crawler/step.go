@@ -338,7 +338,8 @@ func (s *stage) outcome(d *domain, u *store.DueURL, resp *fetch.Response, ferr e
 // page is what the pipeline reads out of a response.
 type page struct {
 	title, text string
-	mode, alt   string // Text.Mode and Text.Alt
+	mode        string        // Text.Mode
+	alt         func() string // Text.Alt
 }
 
 // extract returns the title and readable text of a kept 200 response.
@@ -381,8 +382,8 @@ func (s *stage) detectChange(rec *store.FetchRecord, u *store.DueURL, resp *fetc
 		// previous version's kind of text, or the navigation and footer that came or went would
 		// count as most of the page changing. The version stored, and its digest, are the new kind.
 		cur := d
-		if k := textKind(u.TextMode); k != "" && textKind(p.mode) != "" && k != textKind(p.mode) && strings.TrimSpace(p.text) != "" {
-			cur = change.Summarize(p.alt)
+		if k := textKind(u.TextMode); k != "" && textKind(p.mode) != "" && k != textKind(p.mode) && strings.TrimSpace(p.text) != "" && p.alt != nil {
+			cur = change.Summarize(p.alt())
 		}
 		res := change.Compare(prev, cur, s.c.cfg.Change)
 		rec.Changed, rec.Magnitude, rec.Distance = res.Changed, res.Magnitude, res.Distance

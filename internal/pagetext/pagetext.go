@@ -11,8 +11,8 @@
 //     over the same tree (readability.go: page furniture dropped, blocks
 //     scored by text, commas and link density, the best container and its
 //     qualifying siblings kept, link-heavy boxes inside it removed) and
-//     rendered with the same block rules as Full. When it finds too little
-//     (see [MainMinRunes] and [MainMinShare]) or the page is larger than
+//     rendered with the same block rules as Full. When the page has no
+//     main content to trust (see [MainMinShare]) or is larger than
 //     [MainMaxBytes], Full is used and Text.Mode says so.
 //
 // A page nested deeper than html.Parse accepts (512 open elements, which a
@@ -27,6 +27,10 @@
 //     a single "\n"; a block never contains an empty line;
 //   - table cells of a row by a single "\t" (a cell never contains a tab,
 //     because whitespace inside a cell is collapsed, so rows split exactly);
+//   - two inline elements that touch ("<b>x</b><i>int</i>") a space apart
+//     when both sides are letters or digits: a style sheet sets them apart
+//     on screen (Sphinx's " : " before a type), and glued words corrupt
+//     the text;
 //   - whitespace inside a line collapsed to one ASCII space, except the
 //     indentation of <pre> lines (tabs expanded to 8 columns, the
 //     indentation common to the block removed);
@@ -95,14 +99,22 @@ type Text struct {
 	Body string
 	// Mode is the mode actually used: Main may fall back to Full.
 	Mode Mode
-	// Alt is the body in the other mode, where Extract computed it on the
-	// way and the other mode differs: the Full text when Mode is Main, and
-	// the main content found but not trusted when Main fell back to Full
-	// ("" if none was found, or if Full was asked for). Change detection
-	// compares a new version with the previous one in the same mode with
-	// it (issue 19: a page moving between fallback and main looked 52-77 %
-	// changed).
-	Alt string
+	// alt is the body in the other mode without the title block (see Alt).
+	alt string
+}
+
+// Alt returns the body in the other mode, where Extract computed it on the
+// way: the Full text when Mode is Main, and the main content found but not
+// trusted when Main fell back to Full ("" if none was found, or if Full was
+// asked for). Change detection compares a new version with the previous
+// one in the same mode with it (issue 19: a page moving between fallback
+// and main looked 52-77 % changed). It is built only when asked for, which
+// is rare.
+func (t Text) Alt() string {
+	if t.alt == "" {
+		return ""
+	}
+	return withTitle(t.Title, t.alt)
 }
 
 // Extract returns the text of page, an HTML document. page should be the
@@ -133,11 +145,11 @@ func Extract(page []byte, pageURL string, mode Mode) (Text, error) {
 	if !ok {
 		t := Text{Title: title, Body: withTitle(title, full), Mode: Full}
 		if strings.TrimSpace(main) != "" {
-			t.Alt = withTitle(title, main)
+			t.alt = main
 		}
 		return t, nil
 	}
-	return Text{Title: title, Body: withTitle(title, main), Mode: Main, Alt: withTitle(title, full)}, nil
+	return Text{Title: title, Body: withTitle(title, main), Mode: Main, alt: full}, nil
 }
 
 // parse builds the document tree. html.Parse fails only on a document

@@ -378,8 +378,8 @@ func TestAlt(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if txt.Mode != tt.wantMode || txt.Alt != tt.wantAlt {
-			t.Errorf("%s: mode %s, Alt %q; want %s, %q", tt.name, txt.Mode, txt.Alt, tt.wantMode, tt.wantAlt)
+		if txt.Mode != tt.wantMode || txt.Alt() != tt.wantAlt {
+			t.Errorf("%s: mode %s, Alt %q; want %s, %q", tt.name, txt.Mode, txt.Alt(), tt.wantMode, tt.wantAlt)
 		}
 	}
 }
