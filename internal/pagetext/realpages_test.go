@@ -23,11 +23,14 @@ import (
 
 var realReport = flag.Bool("realpages", false, "print the per-page and per-layout scores of the real-page corpus")
 
-// The targets of the real-page corpus: the mean token F1 of Main against
-// the references, and the share of pages where Main falls back to Full (a
-// page of the corpus has main content by construction).
+// The bounds on the real-page corpus: the mean token F1 of Main against the
+// references, and the share of pages where Main falls back to Full (a page
+// of the corpus has main content by construction). Issue 19's target is a
+// mean F1 of 0.85; Main reaches 0.967 (docs/text-extraction.md), and the
+// bound sits just below that so that a change that loses quality fails
+// here, not only one that loses most of it.
 const (
-	realMinMeanF1   = 0.85
+	realMinMeanF1   = 0.95
 	realMaxFallback = 0.05
 )
 
