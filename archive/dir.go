@@ -69,6 +69,9 @@ type Meta struct {
 	Title        string    `json:"title,omitempty"`
 	RawFile      string    `json:"raw_file"`           // page.html or page.raw
 	Replaces     string    `json:"replaces,omitempty"` // archive path of the previous version
+	// TextMode is how page.txt was extracted from HTML: "main" (the main content), "full"
+	// (archive.text = "full") or "fallback" (Main found no main content: the whole text).
+	TextMode string `json:"text_mode,omitempty"`
 }
 
 // Version is one page version to store.

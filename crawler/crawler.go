@@ -113,7 +113,21 @@ type Archive interface {
 var _ Archive = (*archive.Dir)(nil)
 
 // TextFunc extracts the title and the readable text of a page from its UTF-8 body.
-type TextFunc func(body []byte, contentType, pageURL string) (title, text string)
+type TextFunc func(body []byte, contentType, pageURL string) Text
+
+// Text is the readable text of a page.
+type Text struct {
+	Title, Body string
+	// Mode is how Body was extracted from HTML: "main" (the main content), "full" (every visible
+	// block, as configured) or "fallback" (main content asked for, none found: every visible
+	// block); "" for a body that is not HTML. It is recorded with the version.
+	Mode string
+	// Alt returns the body in the other kind of text, where the extractor has it: the whole
+	// text beside "main", the main content found but not trusted beside "fallback" ("" if none).
+	// A version whose kind differs from the previous version's is compared with it in the
+	// previous one's kind. Nil when there is none; called only on such a switch.
+	Alt func() string
+}
 
 // RobotsFetcher fetches the robots.txt of an origin (scheme://host[:port]).
 type RobotsFetcher func(ctx context.Context, origin *url.URL) robots.Result

@@ -82,6 +82,7 @@ type harnessOptions struct {
 	// slow response earns (default polite's).
 	factor        float64
 	maxLatencyGap time.Duration
+	text          crawler.TextFunc // nil: stripTags
 }
 
 func newHarness(t *testing.T, o harnessOptions) *harness {
@@ -121,6 +122,9 @@ func newHarness(t *testing.T, o harnessOptions) *harness {
 	t.Cleanup(client.Close)
 	h.cfg = crawler.Config{UserAgent: userAgent, Workers: 8, PageTimeout: o.pageTimeout, MaxDuration: o.maxDuration,
 		Snapshot: o.snapshot, Text: stripTags}
+	if o.text != nil {
+		h.cfg.Text = o.text
+	}
 	if o.archive {
 		if h.arch, err = archive.Open(filepath.Join(t.TempDir(), "archive")); err != nil {
 			t.Fatal(err)
@@ -147,7 +151,7 @@ func (h *harness) seed(level, frMax int, urls ...string) {
 }
 
 // stripTags is a stand-in text extractor: the tests here are about the pipeline, not about text.
-func stripTags(body []byte, contentType, pageURL string) (string, string) {
+func stripTags(body []byte, contentType, pageURL string) crawler.Text {
 	var b strings.Builder
 	in := false
 	for _, r := range string(body) {
@@ -161,7 +165,7 @@ func stripTags(body []byte, contentType, pageURL string) (string, string) {
 			b.WriteRune(r)
 		}
 	}
-	return "", strings.Join(strings.Fields(b.String()), " ")
+	return crawler.Text{Body: strings.Join(strings.Fields(b.String()), " ")}
 }
 
 // crawl runs one stage as a run of its own. Like the command line, it starts each run in a second of

@@ -370,15 +370,23 @@ func textExtractor(mode pagetext.Mode, log *slog.Logger) TextFunc {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return func(body []byte, contentType, pageURL string) (string, string) {
+	return func(body []byte, contentType, pageURL string) Text {
 		if !archive.IsHTML(contentType) {
-			return "", string(body)
+			return Text{Body: string(body)}
 		}
 		t, err := pagetext.Extract(body, pageURL, mode)
 		if err != nil { // only an unknown mode, which the configuration refuses
 			log.Error("text extraction", "url", pageURL, "error", err)
-			return "", ""
+			return Text{}
 		}
-		return t.Title, t.Body
+		return Text{Title: t.Title, Body: t.Body, Mode: textMode(mode, t.Mode), Alt: t.Alt}
 	}
+}
+
+// textMode is the mode recorded with a version: "fallback" where Main was asked for and Full used.
+func textMode(asked, used pagetext.Mode) string {
+	if asked == pagetext.Main && used == pagetext.Full {
+		return "fallback"
+	}
+	return string(used)
 }

@@ -145,12 +145,12 @@ func newStrata(b *testing.B, seedURLs []string, resolver func(context.Context, s
 		return robots.Fetch(ctx, robotsClient, origin, userAgent)
 	}, gate, crawler.Config{UserAgent: userAgent, Workers: loadWorkers, PageTimeout: 30 * time.Second, Archive: arch,
 		MaxDuration: maxDuration,
-		Text: func(body []byte, contentType, pageURL string) (string, string) {
+		Text: func(body []byte, contentType, pageURL string) crawler.Text {
 			t, err := pagetext.Extract(body, pageURL, pagetext.Main)
 			if err != nil {
 				b.Error(err)
 			}
-			return t.Title, t.Body
+			return crawler.Text{Title: t.Title, Body: t.Body, Mode: string(t.Mode), Alt: t.Alt}
 		}})
 	return func(ctx context.Context) (loadResult, error) {
 		start := time.Now()

@@ -364,6 +364,8 @@ func (s *stage) outcome(d *domain, u *store.DueURL, resp *fetch.Response, ferr e
 // page is what the pipeline reads out of a response.
 type page struct {
 	title, text string
+	mode        string        // Text.Mode
+	alt         func() string // Text.Alt
 }
 
 // extract returns the title and readable text of a kept 200 response.
@@ -374,8 +376,8 @@ func (s *stage) extract(resp *fetch.Response) page {
 	if s.c.cfg.Text == nil {
 		return page{text: string(resp.Text)}
 	}
-	title, text := s.c.cfg.Text(resp.Text, resp.ContentType, resp.FinalURL)
-	return page{title: title, text: text}
+	t := s.c.cfg.Text(resp.Text, resp.ContentType, resp.FinalURL)
+	return page{title: t.Title, text: t.Body, mode: t.Mode, alt: t.Alt}
 }
 
 // detectChange decides whether the page changed in a non-trivial way (package change): its text is
@@ -394,19 +396,41 @@ func (s *stage) detectChange(rec *store.FetchRecord, u *store.DueURL, resp *fetc
 	d := change.Summarize(text)
 	rec.ContentHash = d.Hash
 	rec.Digest, _ = d.MarshalBinary()
+	rec.TextMode = p.mode
 	rec.Magnitude = -1
 	var prev change.Digest
 	switch {
 	case u.ContentHash == "":
 		rec.Magnitude = 0 // the first version
 	case len(u.Digest) > 0 && prev.UnmarshalBinary(u.Digest) == nil:
-		res := change.Compare(prev, d, s.c.cfg.Change)
+		// Like with like: a page that moved between its main content and its whole text (an
+		// edit took it across the fallback rule, or archive.text changed) is compared in the
+		// previous version's kind of text, or the navigation and footer that came or went would
+		// count as most of the page changing. The version stored, and its digest, are the new kind.
+		cur := d
+		if k := textKind(u.TextMode); k != "" && textKind(p.mode) != "" && k != textKind(p.mode) && strings.TrimSpace(p.text) != "" && p.alt != nil {
+			cur = change.Summarize(p.alt())
+		}
+		res := change.Compare(prev, cur, s.c.cfg.Change)
 		rec.Changed, rec.Magnitude, rec.Distance = res.Changed, res.Magnitude, res.Distance
 	default:
 		// A version stored before digests existed: only the exact hash can be compared.
 		rec.Changed = u.ContentHash != d.Hash
 	}
 	return strconv.FormatUint(d.Norm, 16)
+}
+
+// textKind is the kind of text a mode gives: the main content, or the whole visible text
+// (archive.text = "full", or Main's fallback); "" when not known (not HTML, or a version stored
+// before modes were recorded).
+func textKind(mode string) string {
+	switch mode {
+	case "main":
+		return "main"
+	case "full", "fallback":
+		return "whole"
+	}
+	return ""
 }
 
 // archive returns a new or changed version for the committer to store, or links an unchanged
@@ -429,7 +453,7 @@ func (s *stage) archive(rec *store.FetchRecord, u *store.DueURL, resp *fetch.Res
 			URL: u.URL, FinalURL: resp.FinalURL, FetchedAt: rec.FetchedAt, Status: resp.Status,
 			ContentType: resp.ContentType, Charset: resp.Charset, Size: int64(len(resp.Body)), Truncated: resp.Truncated,
 			ContentHash: rec.ContentHash, ETag: resp.ETag, LastModified: resp.LastModified, RunID: s.run.ID,
-			Level: u.Level, Title: p.title, Replaces: u.ArchivePath,
+			Level: u.Level, Title: p.title, Replaces: u.ArchivePath, TextMode: p.mode,
 		},
 		Body: resp.Body,
 		Text: p.text,

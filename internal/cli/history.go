@@ -148,6 +148,7 @@ type historyJSON struct {
 	Version     string  `json:"version,omitempty"`
 	Missing     bool    `json:"missing,omitempty"`
 	Pruned      bool    `json:"pruned,omitempty"`
+	TextMode    string  `json:"text_mode,omitempty"`
 }
 
 func printHistory(w io.Writer, arch *archive.Dir, u string, hist []store.HistoryEntry, asJSON bool) error {
@@ -155,7 +156,7 @@ func printHistory(w io.Writer, arch *archive.Dir, u string, hist []store.History
 	for i, h := range hist {
 		rows[i] = historyJSON{Run: h.RunID, FetchedAt: h.FetchedAt.UTC().Format(time.RFC3339), Status: h.Status,
 			Size: h.Size, Changed: h.Changed, Magnitude: max(h.Magnitude, 0), NotModified: h.NotModified, Stored: h.Stored != "", Error: h.Error,
-			Version: h.Current, Pruned: h.Pruned}
+			Version: h.Current, Pruned: h.Pruned, TextMode: h.TextMode}
 		if h.Current != "" && !h.Pruned {
 			if err := arch.Check(h.Current); err != nil {
 				rows[i].Missing = true
@@ -168,10 +169,11 @@ func printHistory(w io.Writer, arch *archive.Dir, u string, hist []store.History
 	fmt.Fprintf(w, "%s: %d fetches\n", u, len(hist))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "RUN\tFETCHED (UTC)\tSTATUS\tSIZE\tCHANGE\tVERSION")
+	stored := false // a version was stored before this fetch
 	for i, r := range rows {
 		change := "unchanged"
 		switch {
-		case hist[i].Stored != "" && !r.Changed:
+		case hist[i].Stored != "" && !r.Changed && !stored:
 			change = "first"
 		case r.Changed && r.Magnitude > 0:
 			change = fmt.Sprintf("changed %.0f%%", 100*r.Magnitude)
@@ -195,6 +197,7 @@ func printHistory(w io.Writer, arch *archive.Dir, u string, hist []store.History
 		case r.Missing:
 			version += " (missing from the archive)"
 		}
+		stored = stored || hist[i].Stored != ""
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\n", r.Run, hist[i].FetchedAt.UTC().Format("2006-01-02 15:04:05"),
 			status, humanBytes(r.Size), change, version)
 	}
@@ -389,7 +392,9 @@ func newExportCmd(a *app) *cobra.Command {
 		Use:   "jsonl [--since DATE] [--run ID] [--host H]",
 		Short: "Write one JSON object per stored page version to standard output, streaming",
 		Long: `Write one JSON object per stored page version: url, fetched_at, run, title, text,
-content_hash, changed (false for a page's first version) and path. Versions come oldest first and
+content_hash, changed (false for a page's first version), path and text_mode (main, full, or
+fallback: the whole text because the page had no main content; absent for versions stored
+before strata recorded it). Versions come oldest first and
 are streamed, so memory stays constant however large the archive. A version whose files were
 removed by hand is written with "missing": true and no text.`,
 		Args: noArgs,
@@ -427,7 +432,7 @@ removed by hand is written with "missing": true and no text.`,
 				case merr != nil:
 					return merr
 				default:
-					rec.Text, rec.Title = text, meta.Title
+					rec.Text, rec.Title, rec.TextMode = text, meta.Title, meta.TextMode
 				}
 				n++
 				return enc.Encode(rec)
@@ -458,4 +463,5 @@ type exportJSON struct {
 	Changed     bool   `json:"changed"`
 	Path        string `json:"path"`
 	Missing     bool   `json:"missing,omitempty"`
+	TextMode    string `json:"text_mode,omitempty"` // page.json's: main, full or fallback
 }

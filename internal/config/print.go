@@ -107,7 +107,7 @@ const filterExamples = `
 #] }
 #
 # Example 3: the whole UK academic web (ac.uk is a public suffix, hence suffix, not domain),
-# shallow, without session ids, keeping PDFs, leaving webmail and learning platforms alone.
+# shallow, without session ids or calendar exports (.ics), leaving webmail and learning platforms alone.
 #[filter]
 #all = [
 #  { scheme = ["http", "https"] },
@@ -118,7 +118,7 @@ const filterExamples = `
 #  { max_length = 1024 },
 #  { max_depth = 5 },
 #  { max_repeat = { segment = 2, pair = 2 } },
-#  { deny_extensions = { except = ["pdf"] } },
+#  { deny_extensions = { defaults = true, add = ["ics"] } },
 #  { name = "no webmail or VLE", expr = 'not (host startsWith "webmail." or host startsWith "moodle.")' },
 #]
 `

@@ -9,6 +9,8 @@ package pagetext
 // eight. MB/s counts input HTML bytes.
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
 )
 
@@ -44,6 +46,40 @@ func benchExtract(b *testing.B, mode Mode) {
 					b.Fatal(err)
 				}
 			}
+		})
+	}
+}
+
+// BenchmarkRealPages extracts the pages of the real-page corpus between 40
+// and 80 KB (about the size of a typical real page) in each mode:
+//
+//	go test ./internal/pagetext/ -run '^$' -bench RealPages -benchmem -count 5
+func BenchmarkRealPages(b *testing.B) {
+	var pages [][]byte
+	total := 0
+	for _, pg := range readCorpus(b) {
+		p, err := os.ReadFile(filepath.Join("testdata", "realpages", pg.name+".html"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(p) >= 40_000 && len(p) <= 80_000 {
+			pages = append(pages, p)
+			total += len(p)
+		}
+	}
+	for _, mode := range []Mode{Full, Main} {
+		b.Run(string(mode), func(b *testing.B) {
+			b.SetBytes(int64(total))
+			b.ReportAllocs()
+			for b.Loop() {
+				for _, p := range pages {
+					if _, err := Extract(p, "", mode); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(pages)), "ns/page")
+			b.ReportMetric(float64(total)/float64(len(pages)), "bytes/page")
 		})
 	}
 }

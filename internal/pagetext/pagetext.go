@@ -11,8 +11,8 @@
 //     over the same tree (readability.go: page furniture dropped, blocks
 //     scored by text, commas and link density, the best container and its
 //     qualifying siblings kept, link-heavy boxes inside it removed) and
-//     rendered with the same block rules as Full. When it finds too little
-//     (see [MainMinRunes] and [MainMinShare]) or the page is larger than
+//     rendered with the same block rules as Full. When the page has no
+//     main content to trust (see [MainMinShare]) or is larger than
 //     [MainMaxBytes], Full is used and Text.Mode says so.
 //
 // A page nested deeper than html.Parse accepts (512 open elements, which a
@@ -27,6 +27,10 @@
 //     a single "\n"; a block never contains an empty line;
 //   - table cells of a row by a single "\t" (a cell never contains a tab,
 //     because whitespace inside a cell is collapsed, so rows split exactly);
+//   - two inline elements that touch ("<b>x</b><i>int</i>") a space apart
+//     when both sides are letters or digits: a style sheet sets them apart
+//     on screen (Sphinx's " : " before a type), and glued words corrupt
+//     the text;
 //   - whitespace inside a line collapsed to one ASCII space, except the
 //     indentation of <pre> lines (tabs expanded to 8 columns, the
 //     indentation common to the block removed);
@@ -43,7 +47,6 @@ import (
 	"bytes"
 	"fmt"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/PuerkitoBio/goquery"
 	"golang.org/x/net/html"
@@ -60,13 +63,20 @@ const (
 	Main Mode = "main"
 )
 
-// Main falls back to Full when the main content has fewer than MainMinRunes
-// runes, or fewer than MainMinShare of the runes of the Full text. Both are
-// counted on the body without the title block. A real article is rarely
-// under 200 characters. On the fixtures (docs/text-extraction.md) the main
-// text was 50-97% of the full text. The known risk of the share test is an
-// article under a very long comment thread (Full has the comments, Main
-// does not), which then gets the Full text.
+// Main falls back to Full only when the page has no main content to trust:
+// the extractor found no text, or it found text outside the element the page
+// declares as its main content (<main>, role=main, itemprop=articleBody, a
+// lone <article>) that is less than MainMinShare of the runes of the Full
+// text, which is more likely a wrong pick than the article. Text inside a
+// declared main element is trusted however short: a one-line API entry
+// beside a navigation of hundreds of links is that page's main content
+// (issue 19: the old rule, "under 200 runes or under 25 %", sent 45 % of the
+// SciPy manual's pages to Full, navigation and all).
+//
+// MainMinRunes is the length below which the link-heavy boxes that
+// conditional cleaning removed are put back (a page that is a table of
+// contents is its links), as Readability retries without that cleaning. The
+// runes are counted on the body without the title block.
 const (
 	MainMinRunes = 200
 	MainMinShare = 0.25
@@ -89,6 +99,22 @@ type Text struct {
 	Body string
 	// Mode is the mode actually used: Main may fall back to Full.
 	Mode Mode
+	// alt is the body in the other mode without the title block (see Alt).
+	alt string
+}
+
+// Alt returns the body in the other mode, where Extract computed it on the
+// way: the Full text when Mode is Main, and the main content found but not
+// trusted when Main fell back to Full ("" if none was found, or if Full was
+// asked for). Change detection compares a new version with the previous
+// one in the same mode with it (issue 19: a page moving between fallback
+// and main looked 52-77 % changed). It is built only when asked for, which
+// is rare.
+func (t Text) Alt() string {
+	if t.alt == "" {
+		return ""
+	}
+	return withTitle(t.Title, t.alt)
 }
 
 // Extract returns the text of page, an HTML document. page should be the
@@ -117,16 +143,13 @@ func Extract(page []byte, pageURL string, mode Mode) (Text, error) {
 	}
 	main, ok := extractMain(doc, src, full)
 	if !ok {
-		return Text{Title: title, Body: withTitle(title, full), Mode: Full}, nil
+		t := Text{Title: title, Body: withTitle(title, full), Mode: Full}
+		if strings.TrimSpace(main) != "" {
+			t.alt = main
+		}
+		return t, nil
 	}
-	return Text{Title: title, Body: withTitle(title, main), Mode: Main}, nil
-}
-
-// tooLittle reports whether main is too short to be trusted against full.
-func tooLittle(main, full string) bool {
-	m := utf8.RuneCountInString(main)
-	f := utf8.RuneCountInString(full)
-	return m < MainMinRunes || float64(m) < MainMinShare*float64(f)
+	return Text{Title: title, Body: withTitle(title, main), Mode: Main, alt: full}, nil
 }
 
 // parse builds the document tree. html.Parse fails only on a document

@@ -76,7 +76,15 @@ func TestBlockRules(t *testing.T) {
 		{"title equal to first block is not repeated", "<title>Same</title><h1>Same</h1><p>x", "Same\n\nx"},
 		{"paragraphs", "<p>one</p><p>two</p>", "one\n\ntwo"},
 		{"unclosed paragraphs", "<p>one<p>two<p>three", "one\n\ntwo\n\nthree"},
-		{"inline elements do not break", "<p>a <b>bold</b> and <i>it</i><span>alic</span>.</p>", "a bold and italic."},
+		{"inline elements do not break", "<p>a <b>bold</b> and <i>it</i>alic<sup>2</sup>.</p>", "a bold and italic2."},
+		// Issue 19: Sphinx's " : " between a parameter and its type comes
+		// from CSS; so does the gap between two touching inline elements.
+		{"touching inline elements are words apart", `<dl><dt><strong>A</strong><span class="classifier">array_like</span></dt>` +
+			`<dt><strong>lower</strong><span class="classifier">bool</span></dt></dl>`, "A array_like\nlower bool"},
+		{"nested touching inline elements", "<p><span><em>x</em></span><code><b>int</b></code></p>", "x int"},
+		{"touching inline elements with punctuation", "<p><span>scipy.</span><span>stats</span> <span>f</span><span>(</span></p>", "scipy.stats f("},
+		{"text running on from an element", "<p><code>str</code>s and <b>W</b>ord</p>", "strs and Word"},
+		{"inline boundary inside a table cell", "<table><tr><td><b>n</b><i>int</i></td><td>x</td></tr></table>", "n int\tx"},
 		{"whitespace collapsed", "<p>  a \n\t b  \r\n c  </p>", "a b c"},
 		{"unicode spaces collapsed", "<p>a\u00a0\u00a0b\u3000c\u2003d</p>", "a b c d"},
 		{"invisible characters dropped", "<p>soft\u00adhyphen zero\u200bwidth \ufeffbom</p>", "softhyphen zerowidth bom"},
@@ -197,20 +205,26 @@ func TestMainFallsBack(t *testing.T) {
 	}
 }
 
-func TestTooLittle(t *testing.T) {
-	long := strings.Repeat("x", 1000)
+// TestTrusted: a try's result is the main content when it is inside the
+// element the page declares as its main content, however short, or else at
+// least MainMinShare of the Full text; an empty result never is.
+func TestTrusted(t *testing.T) {
 	for _, tt := range []struct {
-		main, full string
-		want       bool
+		name string
+		m    mainResult
+		full int
+		want bool
 	}{
-		{"", "", true},
-		{strings.Repeat("é", MainMinRunes-1), strings.Repeat("é", MainMinRunes-1), true},
-		{strings.Repeat("é", MainMinRunes), strings.Repeat("é", MainMinRunes), false},
-		{long[:249], long + long[:0], true},
-		{long[:250], long, false},
+		{"empty", mainResult{}, 0, false},
+		{"empty though declared", mainResult{text: " \n", declared: true}, 100, false},
+		{"short, declared", mainResult{text: "Return len(self).", declared: true}, 5000, true},
+		{"short, a quarter of full", mainResult{text: strings.Repeat("é", 25)}, 100, true},
+		{"under a quarter of full", mainResult{text: strings.Repeat("é", 249)}, 1000, false},
+		{"a quarter of full", mainResult{text: strings.Repeat("é", 250)}, 1000, true},
 	} {
-		if got := tooLittle(tt.main, tt.full); got != tt.want {
-			t.Errorf("tooLittle(%d runes, %d runes) = %v, want %v", len([]rune(tt.main)), len([]rune(tt.full)), got, tt.want)
+		if got := tt.m.trusted(tt.full); got != tt.want {
+			t.Errorf("%s: trusted(%d runes of %d, declared %v) = %v, want %v", tt.name,
+				len([]rune(tt.m.text)), tt.full, tt.m.declared, got, tt.want)
 		}
 	}
 }
@@ -295,11 +309,11 @@ func TestDeepNesting(t *testing.T) {
 		"<h1>Head</h1><p>one<br>two<br><br>three</p><ul><li>a</li><li>b</li></ul>" +
 		"<div style=\"display:none\">hidden<div>x</div>still hidden</div><script>var s = '<p>';</script>" +
 		"<pre>  x := 1\n\ty <b>bold</b>  \n</pre><table><tr><td>c1<td>c2</table><a>L1</a><a>L2</a><select><option>o</select>" +
-		"<p>caf\xe9 &amp; end"
+		"<p>caf\xe9 &amp; end<dl><dt><strong>A</strong><span>array_like</span></dt></dl>"
 	tests := []struct{ name, page, title, body string }{
 		{"deep", deep, "", "deep"},
 		{"unclosed", unclosed, "Old page",
-			"Old page\n\nHead\n\none\ntwo\n\nthree\n\na\nb\n\nx := 1\n      y bold\n\nc1\n\nc2\n\nL1 L2\n\ncafé & end"},
+			"Old page\n\nHead\n\none\ntwo\n\nthree\n\na\nb\n\nx := 1\n      y bold\n\nc1\n\nc2\n\nL1 L2\n\ncafé & end\n\nA array_like"},
 	}
 	for _, tt := range tests {
 		if _, ok := parse([]byte(tt.page)); ok {
@@ -330,5 +344,42 @@ func TestFooterStability(t *testing.T) {
 	// Full keeps every visible line, the rotating ones too.
 	if q := measure(t, "news", Full); q.stable {
 		t.Error("news: full text did not change with the footer date; the fixture lost its rotating footer?")
+	}
+}
+
+// TestAlt: Text.Alt is the body in the other mode, for change detection to
+// compare like with like: Full's text beside Main's, the untrusted main
+// content beside a fallback, nothing when Full was asked for.
+func TestAlt(t *testing.T) {
+	article := "<html><head><title>T</title></head><body><nav><a href=/a>Home</a> <a href=/b>About</a></nav><main><p>" +
+		strings.Repeat("The article says a thing, then another. ", 10) + "</p></main><footer><p>Footer, 2026.</p></footer></body></html>"
+	// No declared main element, and the only paragraph is a small share
+	// of a page of links: Main does not trust it.
+	links := "<html><head><title>T</title></head><body><div><p>A short note, of a few words.</p></div><ul>" +
+		strings.Repeat("<li><a href=/x>a link among very many links</a></li>", 40) + "</ul></body></html>"
+	full := func(page string) string {
+		txt, err := Extract([]byte(page), "", Full)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return txt.Body
+	}
+	for _, tt := range []struct {
+		name, page string
+		mode       Mode
+		wantMode   Mode
+		wantAlt    string
+	}{
+		{"main beside full", article, Main, Main, full(article)},
+		{"fallback beside the untrusted main", links, Main, Full, "T\n\nA short note, of a few words."},
+		{"full asked for", article, Full, Full, ""},
+	} {
+		txt, err := Extract([]byte(tt.page), "", tt.mode)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if txt.Mode != tt.wantMode || txt.Alt() != tt.wantAlt {
+			t.Errorf("%s: mode %s, Alt %q; want %s, %q", tt.name, txt.Mode, txt.Alt(), tt.wantMode, tt.wantAlt)
+		}
 	}
 }

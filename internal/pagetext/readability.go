@@ -20,15 +20,21 @@ package pagetext
 //  3. The best candidate is moved up to a common ancestor of other nearly
 //     as good ones, to a parent scoring higher, through single-child
 //     parents, to the data table holding it, and to the nearest <article>,
-//     <main> (role=main) or itemprop=articleBody element holding it.
+//     <main> (role=main) or itemprop=articleBody element holding it. If the
+//     page declares one main element and the candidate is outside it, the
+//     declared element is taken instead.
 //  4. Siblings scoring at least a fifth of it, prose paragraphs and the
 //     headings just before an included sibling join it.
 //  5. Inside, link-heavy boxes are removed (Readability's conditional
 //     cleaning: link density over 0.2 outside lists and paragraphs, over
 //     0.5 anywhere; data tables and blocks with 10 or more commas are
-//     kept), and so are the headings left without their section.
-//  6. If that is too little for Main (tooLittle), the page is parsed again
-//     and steps 1-5 run without the class and id drops of step 1.
+//     kept), and so are the headings left without their section. When that
+//     leaves less than MainMinRunes and removed more than it left, it is
+//     undone: the links were the page (a table of contents).
+//  6. If the result is not to be trusted (mainResult.trusted: empty, or
+//     outside the declared main element and under MainMinShare of Full),
+//     the page is parsed again and steps 1-5 run without the class and id
+//     drops of step 1.
 //
 // The result is rendered with the block rules of render.go, so tables, lists
 // and <pre> come out exactly as in Full. Everything is a function of the
@@ -36,6 +42,7 @@ package pagetext
 
 import (
 	"strings"
+	"unicode/utf8"
 
 	"golang.org/x/net/html"
 )
@@ -70,6 +77,10 @@ const (
 	hintNegative
 	hintUnlikely
 	hintKeep
+	// hintAside is unlikely too, unless the block stands between
+	// paragraphs (inFlow): DocBook's boxed asides are <div class="sidebar">
+	// inside a section's text, a page's sidebar is a column beside it.
+	hintAside
 )
 
 var hintWords = func() map[string]uint8 {
@@ -85,10 +96,11 @@ var hintWords = func() map[string]uint8 {
 		"entrycontent", "story")
 	set(hintNegative|hintUnlikely, "nav", "navs", "navbar", "navigation", "topnav", "subnav",
 		"sidenav", "menu", "menus", "submenu", "megamenu", "mainmenu", "footer", "header",
-		"masthead", "banner", "sidebar", "sidebars", "aside", "related", "share", "shares",
+		"masthead", "banner", "related", "share", "shares",
 		"sharing", "sharebar", "social", "promo", "promos", "ad", "ads", "advert", "adverts",
 		"advertisement", "advertising", "sponsor", "sponsored", "breadcrumb", "breadcrumbs",
 		"cookie", "cookies", "newsletter", "comments", "commentlist", "disqus", "pagination", "pager")
+	set(hintNegative|hintAside, "sidebar", "sidebars", "aside")
 	set(hintNegative, "widget", "widgets", "promotion", "promoted", "hidden")
 	return m
 }()
@@ -104,54 +116,156 @@ var boilerplateRoles = map[string]bool{
 
 // extractMain returns the main content of a page, rendered by the block
 // rules: src is the page, doc its pruned tree (which extractMain modifies),
-// full its Full text. It returns false when the content found is too little
-// (tooLittle). Like Readability, it tries a second time without dropping
-// blocks for their class or id when the first try finds too little: a
-// layout class ("zen-one-sidebar-second") can name a wrapper of the article.
+// full its Full text. It returns false when the page has no main content
+// (enough) to be trusted, and Extract then uses Full; the text is then the
+// main content it found but did not trust, "" if none. Like Readability, it
+// tries a second time without dropping blocks for their class or id when
+// the first try is not trusted: a layout class ("zen-one-sidebar-second")
+// can name a wrapper of the article.
 func extractMain(doc *html.Node, src []byte, full string) (string, bool) {
-	if main, ok := mainContent(doc, true); ok && !tooLittle(main, full) {
-		return main, true
+	fullRunes := utf8.RuneCountInString(full)
+	first, ok := mainContent(doc, true)
+	if ok && first.trusted(fullRunes) {
+		return first.text, true
 	}
-	doc, ok := parse(src)
+	doc, ok = parse(src)
 	if !ok {
-		return "", false
+		return first.text, false
 	}
 	prune(doc)
-	main, ok := mainContent(doc, false)
-	return main, ok && !tooLittle(main, full)
+	m, ok := mainContent(doc, false)
+	if ok && m.trusted(fullRunes) {
+		return m.text, true
+	}
+	if strings.TrimSpace(m.text) == "" {
+		return first.text, false
+	}
+	return m.text, false
+}
+
+// mainResult is what one try of the main content extractor found.
+type mainResult struct {
+	text string
+	// declared: the content is, or is inside, the element the page says
+	// holds its main content (a <main>, role=main, itemprop=articleBody
+	// or the page's only <article>).
+	declared bool
+}
+
+// trusted reports whether a try's result is the page's main content rather
+// than a wrong pick: not empty, and inside the page's declared main element
+// or at least MainMinShare of the Full text (fullRunes runes). A page
+// whose declared main content is short (an API entry of one sentence beside
+// a navigation of hundreds of links) keeps that short text.
+func (m mainResult) trusted(fullRunes int) bool {
+	if strings.TrimSpace(m.text) == "" {
+		return false
+	}
+	return m.declared || float64(utf8.RuneCountInString(m.text)) >= MainMinShare*float64(fullRunes)
 }
 
 // mainContent returns the main content of doc, already pruned, rendered by
 // the block rules; false when no block of the page has enough text to be
 // scored. useHints says whether blocks are dropped for their class or id.
 // It modifies doc.
-func mainContent(doc *html.Node, useHints bool) (string, bool) {
+func mainContent(doc *html.Node, useHints bool) (mainResult, bool) {
 	body := findBody(doc)
 	if body == nil {
-		return "", false
+		return mainResult{}, false
 	}
-	dropBoilerplate(body, useHints)
+	d := dropBoilerplate(body, useHints)
 	s := &scorer{index: map[*html.Node]int{}}
 	s.element(body, &textStats{}, 0)
-	if len(s.cands) == 0 {
-		return "", false
-	}
-	s.finish()
-	top := s.promote(s.best(), body)
-	nodes := s.siblings(top, body)
-	r := &renderer{linkEnd: -1}
-	for _, n := range nodes {
-		if n != top {
-			if _, removed := cleanNode(n, 0, true); removed {
-				continue
-			}
-		} else {
-			cleanNode(n, 0, false)
+	declared := d.declaredMain(body)
+	var top *html.Node
+	switch {
+	case len(s.cands) > 0:
+		s.finish()
+		top = s.promote(s.best(), body)
+		// The page's own word wins where the scores disagree with it: a
+		// footer's prose can outscore a declared main element that holds
+		// a heading and a list of links (a table of contents page).
+		if declared != nil && top != declared && !contains(declared, top) {
+			top = declared
 		}
-		r.walk(n)
-		r.endBlock()
+	case declared != nil:
+		top = declared // no block long enough to score: an attribute's one line
+	default:
+		return mainResult{}, false
 	}
-	return strings.Join(r.blocks, "\n\n"), true
+	nodes := []*html.Node{top}
+	if top != declared { // what the page declares is all of it: no siblings join
+		nodes = s.siblings(top, body)
+	}
+	// Conditional cleaning (step 5), undone when it leaves less than
+	// MainMinRunes and removed more than it left: then the link-heavy boxes
+	// were the content (a page that is a table of contents), as in
+	// Readability's last retry. A short page keeps its cleaning when what
+	// went was less than what stayed (previous/next links under an API
+	// entry).
+	var u undo
+	keep := make([]bool, len(nodes))
+	for i, n := range nodes {
+		if n != top {
+			_, removed := cleanNode(n, 0, true, &u)
+			keep[i] = !removed
+		} else {
+			cleanNode(n, 0, false, &u)
+			keep[i] = true
+		}
+	}
+	text := renderNodes(nodes, keep)
+	if utf8.RuneCountInString(text) < MainMinRunes && u.chars() > utf8.RuneCountInString(text) {
+		u.restore()
+		for i := range keep {
+			keep[i] = true
+		}
+		if uncleaned := renderNodes(nodes, keep); len(uncleaned) > len(text) {
+			text = uncleaned
+		}
+	}
+	return mainResult{text: text, declared: d.declares(top)}, true
+}
+
+// renderNodes renders the nodes whose keep is true, each as its own blocks.
+func renderNodes(nodes []*html.Node, keep []bool) string {
+	r := &renderer{linkEnd: -1}
+	for i, n := range nodes {
+		if keep[i] {
+			r.walk(n)
+			r.endBlock()
+		}
+	}
+	return strings.Join(r.blocks, "\n\n")
+}
+
+// undo records removals from the tree so that they can be taken back.
+type undo []removal
+
+type removal struct{ parent, node, next *html.Node }
+
+// remove removes node from parent and records it.
+func (u *undo) remove(parent, node *html.Node) {
+	*u = append(*u, removal{parent, node, node.NextSibling})
+	parent.RemoveChild(node)
+}
+
+// chars is the length of the text removed.
+func (u undo) chars() int {
+	n := 0
+	for _, r := range u {
+		n += subtreeStats(r.node, 0).chars
+	}
+	return n
+}
+
+// restore puts every removed node back where it was, the last first.
+func (u *undo) restore() {
+	for i := len(*u) - 1; i >= 0; i-- {
+		r := (*u)[i]
+		r.parent.InsertBefore(r.node, r.next)
+	}
+	*u = (*u)[:0]
 }
 
 // findBody returns the <body> element of a parsed document.
@@ -311,7 +425,56 @@ func unlikely(n *html.Node) bool {
 			h |= hints(a.Val)
 		}
 	}
-	return h&hintUnlikely != 0 && h&hintKeep == 0
+	if h&hintKeep != 0 {
+		return false
+	}
+	return h&hintUnlikely != 0 || h&hintAside != 0 && !inFlow(n)
+}
+
+// inFlow reports whether the element just before or after n is a paragraph
+// (a <p>, or a block with 25 characters of its own text): n sits in the
+// running text, not beside it.
+func inFlow(n *html.Node) bool {
+	return isParagraph(prevElement(n)) || isParagraph(nextElement(n))
+}
+
+func prevElement(n *html.Node) *html.Node {
+	for c := n.PrevSibling; c != nil; c = c.PrevSibling {
+		if c.Type == html.ElementNode {
+			return c
+		}
+	}
+	return nil
+}
+
+func nextElement(n *html.Node) *html.Node {
+	for c := n.NextSibling; c != nil; c = c.NextSibling {
+		if c.Type == html.ElementNode {
+			return c
+		}
+	}
+	return nil
+}
+
+// isParagraph reports a <p>, or a block holding 25 characters of text
+// directly.
+func isParagraph(n *html.Node) bool {
+	if n == nil || n.Namespace != "" {
+		return false
+	}
+	if n.Data == "p" {
+		return true
+	}
+	if !blockElements[n.Data] {
+		return false
+	}
+	chars := 0
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type == html.TextNode {
+			chars += measureText(c.Data, 0).chars
+		}
+	}
+	return chars >= minUnitChars
 }
 
 // hints returns the hint flags of the words of a class or id value: each
@@ -373,15 +536,40 @@ func isASCIILetter(c byte) bool {
 
 // dropBoilerplate removes page furniture from the tree under body (step 1
 // in the file comment); useHints says whether class and id hints count.
-func dropBoilerplate(body *html.Node, useHints bool) {
-	d := dropper{useHints: useHints, info: map[*html.Node]subtreeInfo{}}
-	d.bodyChars = d.measure(body).chars
+func dropBoilerplate(body *html.Node, useHints bool) *dropper {
+	d := &dropper{useHints: useHints, info: map[*html.Node]subtreeInfo{}}
+	body0 := d.measure(body)
+	d.bodyChars, d.articles = body0.chars, body0.articles
 	d.walk(body, false)
+	return d
+}
+
+// declares reports whether n is, or is inside, an element that says it
+// holds the page's main content: <main>, role=main, itemprop=articleBody,
+// or an <article> when the page has only one.
+func (d *dropper) declares(n *html.Node) bool {
+	for a := n; a != nil; a = a.Parent {
+		if a.Type != html.ElementNode || a.Namespace != "" {
+			continue
+		}
+		if a.Data == "article" {
+			if d.articles == 1 {
+				return true
+			}
+			continue
+		}
+		if isMainElement(a) {
+			return true
+		}
+	}
+	return false
 }
 
 type dropper struct {
 	useHints  bool
 	bodyChars int                        // the length of the page's text
+	articles  int                        // <article> elements not inside one
+	mains     []*html.Node               // <main>, role=main and articleBody elements
 	info      map[*html.Node]subtreeInfo // by element, measured once
 	layout    map[*html.Node]bool        // isLayoutTable, by table
 }
@@ -401,6 +589,9 @@ func (d *dropper) measure(n *html.Node) subtreeInfo {
 		case html.TextNode:
 			in.chars += measureText(c.Data, 0).chars
 		case html.ElementNode:
+			if c.Namespace == "" && c.Data != "article" && isMainElement(c) {
+				d.mains = append(d.mains, c) // in document order: the outermost first
+			}
 			ci := d.measure(c)
 			in.chars += ci.chars
 			if c.Namespace == "" && c.Data == "article" {
@@ -421,7 +612,7 @@ func (d *dropper) walk(n *html.Node, inContent bool) {
 	for c := n.FirstChild; c != nil; {
 		next := c.NextSibling
 		if c.Type == html.ElementNode {
-			if d.isFurniture(c, inContent) {
+			if d.isFurniture(c, inContent) || isPermalink(c) {
 				n.RemoveChild(c)
 			} else {
 				d.walk(c, inContent || isSection(c))
@@ -429,6 +620,54 @@ func (d *dropper) walk(n *html.Node, inContent bool) {
 		}
 		c = next
 	}
+}
+
+// declaredMain returns the element the page declares as its main content:
+// its one <main>, role=main or itemprop=articleBody element (others may be
+// nested inside it), if it is still in the tree under body; nil otherwise.
+func (d *dropper) declaredMain(body *html.Node) *html.Node {
+	if len(d.mains) == 0 {
+		return nil
+	}
+	m := d.mains[0]
+	for _, o := range d.mains[1:] {
+		if !contains(m, o) {
+			return nil // two of them: the page does not say which
+		}
+	}
+	if !contains(body, m) {
+		return nil
+	}
+	return m
+}
+
+// isPermalink reports a link to a place on the same page whose text is a
+// glyph (Sphinx's "¶" after each heading, "#", "§"): a control to copy a
+// link, not text.
+func isPermalink(n *html.Node) bool {
+	if n.Data != "a" || n.Namespace != "" {
+		return false
+	}
+	href, _ := attr(n, "href")
+	if !strings.HasPrefix(strings.TrimSpace(href), "#") {
+		return false
+	}
+	runes := 0
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type != html.TextNode {
+			return false
+		}
+		for _, r := range c.Data {
+			switch {
+			case isSpace(r):
+			case isWordRune(r):
+				return false
+			default:
+				runes++
+			}
+		}
+	}
+	return runes > 0 && runes <= 2
 }
 
 // isFurniture reports elements dropped from Main up front.
@@ -821,7 +1060,7 @@ var cleanable = map[string]bool{
 // removed list), and so does a box left with nothing but headings. It
 // returns the stats of what is left and whether n was removed; weight is
 // the link weight of n's text.
-func cleanNode(n *html.Node, weight float64, removable bool) (textStats, bool) {
+func cleanNode(n *html.Node, weight float64, removable bool, u *undo) (textStats, bool) {
 	if n.Data == "table" && isDataTable(n) {
 		return subtreeStats(n, weight), false
 	}
@@ -833,7 +1072,7 @@ func cleanNode(n *html.Node, weight float64, removable bool) (textStats, bool) {
 	removedSince, contentSince := false, false
 	dropHeading := func() {
 		if heading != nil && removedSince && !contentSince {
-			n.RemoveChild(heading)
+			u.remove(n, heading)
 			t.chars -= hs.chars
 			t.link -= hs.link
 			t.commas -= hs.commas
@@ -850,10 +1089,10 @@ func cleanNode(n *html.Node, weight float64, removable bool) (textStats, bool) {
 				contentSince = true
 			}
 		case html.ElementNode:
-			ct, removed := cleanNode(c, childLinkWeight(c, weight), true)
+			ct, removed := cleanNode(c, childLinkWeight(c, weight), true, u)
 			switch {
 			case removed:
-				n.RemoveChild(c)
+				u.remove(n, c)
 				removedAny, removedSince = true, true
 			case isHeading(c.Data):
 				dropHeading()
@@ -885,7 +1124,7 @@ func cleanNode(n *html.Node, weight float64, removable bool) (textStats, bool) {
 	switch {
 	case ld > 0.5:
 		return t, true
-	case n.Data == "p":
+	case n.Data == "p" || wrapsParagraph(n):
 		return t, false
 	case !isList && hintWeight(n) < 25 && ld > 0.2:
 		return t, true
@@ -893,6 +1132,24 @@ func cleanNode(n *html.Node, weight float64, removable bool) (textStats, bool) {
 		return t, true
 	}
 	return t, false
+}
+
+// wrapsParagraph reports a box whose only content is one <p> (AsciiDoc's
+// <div class="paragraph"><p>): Readability turns such a div into its
+// paragraph before scoring, so it is judged as a paragraph.
+func wrapsParagraph(n *html.Node) bool {
+	p := false
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		switch {
+		case c.Type == html.TextNode && strings.TrimSpace(c.Data) != "":
+			return false
+		case c.Type == html.ElementNode && c.Data == "p" && !p:
+			p = true
+		case c.Type == html.ElementNode:
+			return false
+		}
+	}
+	return p
 }
 
 // isDataTable reports a table that holds data: not a layout table, and it

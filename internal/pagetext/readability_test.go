@@ -1,6 +1,7 @@
 package pagetext
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -16,8 +17,8 @@ func TestHints(t *testing.T) {
 		{"Main-Navigation", hintPositive | hintKeep | hintNegative | hintUnlikely},
 		{"related_posts", hintNegative | hintUnlikely}, // plural "posts" is not positive
 		{"related-articles", hintNegative | hintUnlikely},
-		{"side-bar", hintNegative | hintUnlikely},      // joined pair
-		{"col-4 sidebar", hintNegative | hintUnlikely}, // second class
+		{"side-bar", hintNegative | hintAside},      // joined pair
+		{"col-4 sidebar", hintNegative | hintAside}, // second class
 		{"side bar", 0},   // two classes do not join
 		{"headerlink", 0}, // a word, not a run of words
 		{"comment", 0},
@@ -31,7 +32,7 @@ func TestHints(t *testing.T) {
 		{"nav" + strings.Repeat("x", 40), 0},
 	} {
 		if got := hints(tt.v); got != tt.want {
-			t.Errorf("hints(%q) = %04b, want %04b", tt.v, got, tt.want)
+			t.Errorf("hints(%q) = %05b, want %05b", tt.v, got, tt.want)
 		}
 	}
 }
@@ -171,6 +172,28 @@ func TestMainContentSiblings(t *testing.T) {
 	}
 }
 
+// TestInFlowAside: a block named "sidebar" between the paragraphs of a
+// section is a boxed aside of the text (DocBook's <div class="sidebar">,
+// as the Debian Administrator's Handbook has them) and stays; a sidebar
+// column beside the content goes.
+func TestInFlowAside(t *testing.T) {
+	page := []byte(`<div class="wrap"><div class="content"><div class="section"><h2>Virtualization</h2>` +
+		`<div class="para">` + strings.Repeat("Virtualization is one of the major advances, ", 4) + `</div>` +
+		`<div class="sidebar"><p class="title">CULTURE Xen</p><div class="para">ASIDE1 the box beside the ` +
+		`text tells, at some length, where Xen comes from and why it matters.</div></div>` +
+		`<div class="para">` + strings.Repeat("Xen is a paravirtualization solution, it says, ", 4) + `</div>` +
+		`</div></div><div class="sidebar"><ul><li><a href="/a">NAVLINK1 one</a></li><li><a href="/b">NAVLINK2 two</a></li>` +
+		`</ul><div>SIDEBAR1 a blurb about the site, long enough to be a paragraph of its own.</div></div></div>`)
+	txt, err := Extract(page, "", Main)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if txt.Mode != Main || !strings.Contains(txt.Body, "ASIDE1") || strings.Contains(txt.Body, "SIDEBAR1") ||
+		strings.Contains(txt.Body, "NAVLINK") {
+		t.Errorf("want the in-flow aside and not the sidebar column, got (%s):\n%s", txt.Mode, txt.Body)
+	}
+}
+
 // TestMainRetry: the first try, which drops blocks for their class, finds
 // nothing when the article's wrapper has a layout class naming a sidebar;
 // the second try, without class hints, finds the article.
@@ -179,8 +202,8 @@ func TestMainRetry(t *testing.T) {
 		"<aside>" + paras("ASIDE", 3) + "</aside><footer>" + paras("FOOTER", 3) + "</footer>")
 	doc, _ := parse(page)
 	prune(doc)
-	if main, ok := mainContent(doc, true); ok {
-		t.Fatalf("first try found %q; the test no longer covers the second", main)
+	if m, ok := mainContent(doc, true); ok {
+		t.Fatalf("first try found %q; the test no longer covers the second", m.text)
 	}
 	doc, _ = parse(page)
 	prune(doc)
@@ -188,5 +211,34 @@ func TestMainRetry(t *testing.T) {
 	main, ok := extractMain(doc, page, full)
 	if !ok || !strings.HasPrefix(main, "ARTICLE paragraph a") || strings.Contains(main, "ASIDE") {
 		t.Errorf("extractMain = %q, %v", main, ok)
+	}
+}
+
+// TestDeclaredMain: the element a page declares as its main content is its
+// main content, however short, and wins over a higher-scoring block outside
+// it (issue 19: an API entry of one line beside a navigation of hundreds of
+// links fell back to Full, navigation and all).
+func TestDeclaredMain(t *testing.T) {
+	var nav strings.Builder
+	for i := range 80 {
+		fmt.Fprintf(&nav, "<li><a href=\"/f%d\">function number %d of the module</a></li>", i, i)
+	}
+	footer := `<div class="copyright"><p>` + strings.Repeat("Copyright, the authors, licensed under a licence, see the file. ", 4) + `</p></div>`
+	for _, tt := range []struct{ name, main, want string }{
+		{"one line, nothing to score", `<main><h1>KDTree.m</h1><p>The dimension.</p></main>`, "T\n\nKDTree.m\n\nThe dimension."},
+		{"a short entry", `<div role="main"><h1>get_coeffs</h1><p>Return spline coefficients, in order.</p></div>`,
+			"T\n\nget_coeffs\n\nReturn spline coefficients, in order."},
+		{"a table of contents", `<div role="main"><h1>FAQ</h1><ul><li><a href="/g">General questions</a></li>` +
+			`<li><a href="/p">Programming questions</a></li><li><a href="/d">Design questions</a></li></ul></div>`,
+			"T\n\nFAQ\n\nGeneral questions\nProgramming questions\nDesign questions"},
+	} {
+		page := "<title>T</title><div class=sidebar><ul>" + nav.String() + "</ul></div>" + tt.main + footer
+		txt, err := Extract([]byte(page), "", Main)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if txt.Mode != Main || txt.Body != tt.want {
+			t.Errorf("%s: %s mode, body\n%s\nwant main mode, body\n%s", tt.name, txt.Mode, txt.Body, tt.want)
+		}
 	}
 }

@@ -67,6 +67,9 @@ type renderer struct {
 	flat      bool     // inside a table cell: every break is a space
 	preFrom   int      // token mode: index in lines of the open <pre>'s first line
 	linkEnd   int      // len(line) when the last <a> ended, -1 if none on this line
+	// afterInline: an inline element ended and nothing was written since;
+	// joinCheck: an inline element started right after one (see inlineStart).
+	afterInline, joinCheck bool
 }
 
 func (r *renderer) walk(n *html.Node) {
@@ -102,8 +105,10 @@ func (r *renderer) element(n *html.Node) {
 		if len(r.line) > 0 && r.linkEnd == len(r.line) {
 			r.space = true
 		}
+		r.inlineStart()
 		r.children(n)
 		r.linkEnd = len(r.line)
+		r.afterInline = true
 	case name == "hr":
 		r.blockBreak()
 	case preElements[name]:
@@ -125,7 +130,22 @@ func (r *renderer) element(n *html.Node) {
 		r.children(n)
 		r.blockBreak()
 	default:
+		r.inlineStart()
 		r.children(n)
+		r.afterInline = true
+	}
+}
+
+// inlineStart is called where an inline element starts. Two inline
+// elements that touch ("<strong>x</strong><span class=classifier>int</span>",
+// whose " : " comes from CSS) are separated by a space when the text on
+// both sides is a letter or digit: a style sheet sets them apart on
+// screen, and glued words ("xint") would corrupt the text. Text that runs
+// on from an element ("<code>str</code>s") is not an element boundary and
+// stays as written.
+func (r *renderer) inlineStart() {
+	if r.afterInline && len(r.line) > 0 {
+		r.joinCheck = true
 	}
 }
 
@@ -142,11 +162,29 @@ func (r *renderer) text(s string) {
 			if r.space {
 				r.line = append(r.line, ' ')
 				r.space = false
+			} else if r.joinCheck && isWordRune(c) && endsInWord(r.line) {
+				r.line = append(r.line, ' ')
 			}
+			r.joinCheck, r.afterInline = false, false
 			r.line = utf8.AppendRune(r.line, c)
 			r.afterBR = false
 		}
 	}
+}
+
+// isWordRune reports letters, marks and digits: the runes two glued words
+// would run together on.
+func isWordRune(c rune) bool {
+	if c < utf8.RuneSelf {
+		return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+	}
+	return unicode.IsLetter(c) || unicode.IsDigit(c) || unicode.IsMark(c)
+}
+
+// endsInWord reports whether line ends in a word rune.
+func endsInWord(line []byte) bool {
+	c, _ := utf8.DecodeLastRune(line)
+	return c != utf8.RuneError && isWordRune(c)
 }
 
 // lineBreak ends the current line (a no-op on an empty line).
@@ -165,6 +203,7 @@ func (r *renderer) lineBreak() {
 	r.linkEnd = -1
 	r.space = false
 	r.afterBR = false
+	r.afterInline, r.joinCheck = false, false
 }
 
 // endBlock ends the current block (a no-op on an empty block).

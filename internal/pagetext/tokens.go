@@ -106,6 +106,7 @@ func (r *renderer) tokenStart(name string, pre *int) {
 		if len(r.line) > 0 && r.linkEnd == len(r.line) {
 			r.space = true
 		}
+		r.inlineStart()
 	case listElements[name]:
 		r.blockBreak()
 		r.listDepth++
@@ -113,6 +114,8 @@ func (r *renderer) tokenStart(name string, pre *int) {
 		r.lineBreak()
 	case blockElements[name]:
 		r.blockBreak()
+	case !voidElements[name]:
+		r.inlineStart()
 	}
 }
 
@@ -129,6 +132,7 @@ func (r *renderer) tokenEnd(name string, pre *int) {
 		r.blockBreak()
 	case name == "a":
 		r.linkEnd = len(r.line)
+		r.afterInline = true
 	case listElements[name]:
 		if r.listDepth > 0 {
 			r.listDepth--
@@ -138,6 +142,8 @@ func (r *renderer) tokenEnd(name string, pre *int) {
 		r.lineBreak()
 	case blockElements[name]:
 		r.blockBreak()
+	case !voidElements[name]:
+		r.afterInline = true
 	}
 }
 

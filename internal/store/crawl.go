@@ -165,6 +165,7 @@ type DueURL struct {
 	Threshold    float64 // the child-change threshold, for hubs
 	ArchivePath  string  // of the current stored version, "" if none
 	Digest       []byte  // of the current version's text (package change), nil if none
+	TextMode     string  // how the current version's text was extracted (FetchRecord.TextMode)
 
 	New        bool    // never fetched before
 	ChangeRate float64 // estimated changes per run; 0 when not estimated yet
@@ -266,22 +267,22 @@ const dueColumns = `urls.id, url, urls.host, urls.level, fr_max, etag, last_modi
 		threshold, digest, (SELECT archive_path FROM fetches f WHERE f.url_id = urls.id AND f.archive_path IS NOT NULL ORDER BY f.id DESC LIMIT 1),
 		date IS NULL, change_rate,
 		(SELECT f.run_id FROM fetches f WHERE f.url_id = urls.id AND (f.status = 200 OR f.not_modified) ORDER BY f.id DESC LIMIT 1),
-		site_date, hint_lastmod`
+		site_date, hint_lastmod, text_mode`
 
 // scanDue reads a row of dueColumns.
 func scanDue(row interface{ Scan(...any) error }) (*DueURL, error) {
 	var d DueURL
-	var etag, lm, hash, archived, siteDate, hint sql.NullString
+	var etag, lm, hash, archived, siteDate, hint, textMode sql.NullString
 	var root, lastRun sql.NullInt64
 	var rate sql.NullFloat64
 	err := row.Scan(&d.ID, &d.URL, &d.Host, &d.Level, &d.FrMax, &etag, &lm, &hash, &root, &d.IsSeed, &d.Threshold, &d.Digest, &archived,
-		&d.New, &rate, &lastRun, &siteDate, &hint)
+		&d.New, &rate, &lastRun, &siteDate, &hint, &textMode)
 	if err != nil {
 		return nil, err
 	}
 	d.ETag, d.LastModified, d.ContentHash, d.RootID = etag.String, lm.String, hash.String, root.Int64
 	d.ArchivePath, d.ChangeRate, d.LastRun = archived.String, rate.Float64, lastRun.Int64
-	d.SiteDate, d.HintLastMod = parseTime(siteDate), hint.String
+	d.SiteDate, d.HintLastMod, d.TextMode = parseTime(siteDate), hint.String, textMode.String
 	return &d, nil
 }
 
@@ -362,6 +363,10 @@ type FetchRecord struct {
 	ContentType string
 	ContentHash string // "" when no content was read
 	Digest      []byte // summary of the text, for the next comparison; nil when no content was read
+	// TextMode is how the text was extracted from HTML: "main", "full" (archive.text = "full") or
+	// "fallback" (Main found no main content to trust: the whole text); "" when no text was
+	// extracted from HTML. It is the mode of Digest, which the next fetch compares with.
+	TextMode    string
 	Changed     bool
 	Magnitude   float64 // share of the text that changed, 0..1; -1 when unknown
 	Distance    int     // simhash distance from the previous version
@@ -425,13 +430,15 @@ func (db *DB) RecordFetches(ctx context.Context, recs []FetchRecord) error {
 const (
 	recentQuery = `SELECT recent FROM urls WHERE id = ?`
 	fetchInsert = `INSERT INTO fetches (url_id, run_id, fetched_at, status, size, content_hash,
-			changed, not_modified, archive_path, error, duration_ms, magnitude, distance) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+			changed, not_modified, archive_path, error, duration_ms, magnitude, distance, text_mode)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 	urlUpdate = `UPDATE urls SET due_tick = ?, date = ?, last_status = ?, skips = 0, prio = 0,
 			site_date = coalesce(?, site_date),
 			size = CASE WHEN ? THEN ? ELSE size END,
 			content_type = coalesce(?, content_type),
 			content_hash = coalesce(?, content_hash),
 			digest = coalesce(?, digest),
+			text_mode = CASE WHEN ? THEN ? ELSE text_mode END,
 			etag = ?, last_modified = ?,
 			state = coalesce(?, state),
 			recent = ?
@@ -485,7 +492,7 @@ func (st *fetchStmts) record(ctx context.Context, r FetchRecord) error {
 	if _, err := st.stmt[1].ExecContext(ctx,
 		r.URLID, nullInt(r.RunID), formatTime(r.FetchedAt), r.Status, r.Size, nullString(r.ContentHash),
 		r.Changed, r.NotModified, nullString(r.ArchivePath), nullString(r.Error), r.Duration.Milliseconds(),
-		magnitude, distance); err != nil {
+		magnitude, distance, nullString(r.TextMode)); err != nil {
 		return err
 	}
 	var siteDate any
@@ -500,6 +507,7 @@ func (st *fetchStmts) record(ctx context.Context, r FetchRecord) error {
 		due, formatTime(r.FetchedAt), r.Status, siteDate,
 		r.ContentHash != "", r.Size,
 		nullString(r.ContentType), nullString(r.ContentHash), r.Digest,
+		r.ContentHash != "", nullString(r.TextMode),
 		nullString(r.ETag), nullString(r.LastModified),
 		nullString(r.State), recent, r.URLID)
 	if err != nil {

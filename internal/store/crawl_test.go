@@ -3,6 +3,7 @@ package store_test
 import (
 	"errors"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -154,6 +155,45 @@ func TestRecordFetchKeepsContentOnNotModified(t *testing.T) {
 		if err == nil {
 			t.Error("recording a fetch of an unknown URL succeeded")
 		}
+	}
+}
+
+// TestRecordFetchTextMode: the extraction mode goes into the fetch row and the URL row; a fetch
+// without content (a 304) keeps the URL's, whose digest it still is.
+func TestRecordFetchTextMode(t *testing.T) {
+	ctx := t.Context()
+	now := time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)
+	db := seedDB(t, &now, store.NewSeed{URL: "https://a.example/", Host: "a.example", Level: 0, FrMax: 1})
+	for i, f := range []store.FetchRecord{
+		{Status: 200, ContentHash: "a", TextMode: "fallback"},
+		{Status: 304, NotModified: true},
+		{Status: 200, ContentHash: "b", TextMode: "main"},
+		{Status: 200, ContentHash: "c"}, // a body that is not HTML
+	} {
+		d, err := db.NextDue(ctx, store.DueQuery{Hosts: []string{"a.example"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []string{"", "fallback", "fallback", "main"}[i]
+		if d.TextMode != want {
+			t.Errorf("before fetch %d: DueURL.TextMode = %q, want %q", i, d.TextMode, want)
+		}
+		f.URLID, f.FetchedAt, f.NextFr = d.ID, now, 1
+		if err := db.RecordFetch(ctx, f); err != nil {
+			t.Fatal(err)
+		}
+		db.Countdown(ctx)
+	}
+	hist, err := db.History(ctx, "https://a.example/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, h := range hist {
+		got = append(got, h.TextMode)
+	}
+	if want := []string{"fallback", "", "main", ""}; !slices.Equal(got, want) {
+		t.Errorf("fetches.text_mode = %q, want %q", got, want)
 	}
 }
 

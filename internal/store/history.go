@@ -21,6 +21,7 @@ type HistoryEntry struct {
 	Stored      string // the version this fetch stored, "" if it stored none
 	Current     string // the version current after this fetch
 	Pruned      bool   // Current's files were removed by archive.keep
+	TextMode    string // how the text was extracted: "main", "full", "fallback"; "" if none was (FetchRecord.TextMode)
 }
 
 // History returns every fetch of url (normalised), oldest first, or an error wrapping ErrNotFound if
@@ -33,8 +34,8 @@ func (db *DB) History(ctx context.Context, url string) ([]HistoryEntry, error) {
 		return nil, fmt.Errorf("history of %s: %w", url, err)
 	}
 	rows, err := db.sql.QueryContext(ctx, `SELECT id, coalesce(run_id, 0), fetched_at, status, coalesce(size, 0), changed,
-		not_modified, coalesce(error, ''), coalesce(archive_path, ''), pruned_at IS NOT NULL, coalesce(magnitude, -1)
-		FROM fetches WHERE url_id = ? ORDER BY id`, id)
+		not_modified, coalesce(error, ''), coalesce(archive_path, ''), pruned_at IS NOT NULL, coalesce(magnitude, -1),
+		coalesce(text_mode, '') FROM fetches WHERE url_id = ? ORDER BY id`, id)
 	if err != nil {
 		return nil, fmt.Errorf("history of %s: %w", url, err)
 	}
@@ -45,7 +46,7 @@ func (db *DB) History(ctx context.Context, url string) ([]HistoryEntry, error) {
 		var h HistoryEntry
 		var at sql.NullString
 		var p bool
-		if err := rows.Scan(&h.FetchID, &h.RunID, &at, &h.Status, &h.Size, &h.Changed, &h.NotModified, &h.Error, &h.Stored, &p, &h.Magnitude); err != nil {
+		if err := rows.Scan(&h.FetchID, &h.RunID, &at, &h.Status, &h.Size, &h.Changed, &h.NotModified, &h.Error, &h.Stored, &p, &h.Magnitude, &h.TextMode); err != nil {
 			return nil, fmt.Errorf("history of %s: %w", url, err)
 		}
 		h.FetchedAt = parseTime(at)
