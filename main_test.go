@@ -195,3 +195,74 @@ func pages(w *testweb.Web) int {
 	}
 	return n
 }
+
+// TestRunLockThroughSymlink starts a strata run and, while it holds the run lock (its one page is
+// held back by the server), starts a second through a symbolic link to the same database: the second
+// must exit 3 naming the first's pid, and the first must finish as the only run.
+func TestRunLockThroughSymlink(t *testing.T) {
+	web := testweb.New(t)
+	s := web.AddSite(t)
+	arrived, release := make(chan struct{}), make(chan struct{})
+	var calls atomic.Int64
+	s.Handle("/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if calls.Add(1) == 1 {
+			close(arrived)
+			select {
+			case <-release:
+			case <-time.After(20 * time.Second):
+			}
+		}
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, "<p>held</p>")
+	}))
+	dir := t.TempDir()
+	common := "[politeness]\nloopback_delay = \"10ms\"\n[crawl]\nuser_agent = \"strata-test/1 (+https://lab.example/c)\"\n" +
+		"[archive]\nroot = \"archive\"\n"
+	cfg := filepath.Join(dir, "strata.toml")
+	linked := filepath.Join(dir, "linked.toml")
+	os.WriteFile(cfg, []byte("[database]\npath = \"data/strata.db\"\n"+common), 0o644)
+	os.WriteFile(linked, []byte("[database]\npath = \"link.db\"\n"+common), 0o644)
+	if _, errs, code := strata(t, dir, "--config", cfg, "seed", "add", "--level", "0", s.URL("/")); code != 0 {
+		t.Fatalf("seed add: %s", errs)
+	}
+	if err := os.Symlink(filepath.Join(dir, "data", "strata.db"), filepath.Join(dir, "link.db")); err != nil {
+		t.Skipf("symbolic links are not available here: %v", err)
+	}
+
+	first := exec.Command(os.Args[0], "--config", cfg, "run")
+	first.Dir = dir
+	first.Env = append(os.Environ(), "STRATA_TEST_MAIN=1")
+	var firstErr strings.Builder
+	first.Stderr = &firstErr
+	if err := first.Start(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-arrived:
+	case <-time.After(20 * time.Second):
+		first.Process.Kill()
+		first.Wait()
+		t.Fatalf("the first run never requested its page: %s", firstErr.String())
+	}
+	_, stderr, code := strata(t, dir, "--config", linked, "run")
+	close(release)
+	if err := first.Wait(); err != nil {
+		t.Errorf("the first run: %v\n%s", err, firstErr.String())
+	}
+	want := fmt.Sprintf("another strata (pid %d) is already crawling with this database", first.Process.Pid)
+	if code != 3 || !strings.Contains(stderr, want) || strings.Count(stderr, "\n") != 1 {
+		t.Errorf("second run through a symlink: exit %d, stderr %q; want exit 3 and one line containing %q", code, stderr, want)
+	}
+	db, err := sql.Open("sqlite", filepath.Join(dir, "data", "strata.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var runs string
+	var fetches int
+	db.QueryRow("SELECT group_concat(status, ',') FROM (SELECT status FROM runs ORDER BY id)").Scan(&runs)
+	db.QueryRow("SELECT count(*) FROM fetches").Scan(&fetches)
+	if runs != "completed" || fetches != 1 || calls.Load() != 1 {
+		t.Errorf("runs %q, %d fetches recorded, %d page requests; want one completed run that fetched the page once", runs, fetches, calls.Load())
+	}
+}
