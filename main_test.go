@@ -3,17 +3,20 @@ package main
 import (
 	"database/sql"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	_ "modernc.org/sqlite"
 
+	"github.com/strata-crawler/strata/internal/cli"
 	"github.com/strata-crawler/strata/internal/testweb"
 )
 
@@ -264,5 +267,127 @@ func TestRunLockThroughSymlink(t *testing.T) {
 	db.QueryRow("SELECT count(*) FROM fetches").Scan(&fetches)
 	if runs != "completed" || fetches != 1 || calls.Load() != 1 {
 		t.Errorf("runs %q, %d fetches recorded, %d page requests; want one completed run that fetched the page once", runs, fetches, calls.Load())
+	}
+}
+
+// TestReadersDuringRuns reads the database without pause — strata status and history in-process,
+// and plain SQL the way docs/schema.md tells sqlite3 and Datasette users to — while another process
+// creates it (seed add) and then writes it with two runs of strata run. Every read must succeed,
+// except that one may find no database before the first process has made it; none may see "database
+// is locked" or a half-created schema ("no such table").
+func TestReadersDuringRuns(t *testing.T) {
+	web := testweb.New(t)
+	sites := web.AddSites(t, 2)
+	var visits atomic.Int64
+	var seeds []string
+	for i, s := range sites {
+		for p := 0; p < 15; p++ {
+			s.Handle(fmt.Sprintf("/p%d", p), http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "text/html")
+				fmt.Fprintf(w, "<p>site %d page %d, visit %d</p>", i, p, visits.Add(1))
+			}))
+			seeds = append(seeds, s.URL(fmt.Sprintf("/p%d", p)))
+		}
+	}
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "strata.toml")
+	os.WriteFile(cfg, []byte("[politeness]\nloopback_delay = \"0s\"\n[crawl]\nuser_agent = \"strata-test/1 (+https://lab.example/c)\"\n"), 0o644)
+	seedFile := filepath.Join(dir, "seeds.txt")
+	os.WriteFile(seedFile, []byte(strings.Join(seeds, "\n")), 0o644)
+	dbPath := filepath.Join(dir, "strata.db")
+
+	done := make(chan struct{})
+	writerErr := make(chan error, 1)
+	go func() {
+		defer close(done)
+		for i, args := range [][]string{{"seed", "add", "--level", "0", "--file", seedFile}, {"run"}, {"run"}} {
+			if i == 0 {
+				time.Sleep(50 * time.Millisecond) // let the readers start on a directory without a database
+			}
+			cmd := exec.Command(os.Args[0], append([]string{"--config", cfg}, args...)...)
+			cmd.Dir = dir
+			cmd.Env = append(os.Environ(), "STRATA_TEST_MAIN=1")
+			if out, err := cmd.CombinedOutput(); err != nil {
+				writerErr <- fmt.Errorf("strata %s: %v\n%s", strings.Join(args, " "), err, out)
+				return
+			}
+		}
+	}()
+
+	type tally struct {
+		ok, absent int
+		failures   []string
+	}
+	readers := map[string]func() error{
+		"status": func() error {
+			return cli.Run(t.Context(), []string{"--config", cfg, "status", "--json"}, io.Discard, io.Discard)
+		},
+		"history": func() error {
+			err := cli.Run(t.Context(), []string{"--config", cfg, "history", seeds[0]}, io.Discard, io.Discard)
+			if err != nil && strings.Contains(err.Error(), "not found") {
+				return nil // not seeded yet
+			}
+			return err
+		},
+		"sql": func() error {
+			db, err := sql.Open("sqlite", "file:"+dbPath+"?mode=ro&_pragma=busy_timeout(5000)")
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			var n int
+			return db.QueryRow("SELECT count(*) FROM urls u JOIN fetches f ON f.url_id = u.id").Scan(&n)
+		},
+	}
+	results := make(map[string]*tally)
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for name, read := range readers {
+		results[name] = &tally{}
+		for range 1 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for {
+					select {
+					case <-done:
+						return
+					default:
+					}
+					_, statErr := os.Stat(dbPath)
+					err := read()
+					mu.Lock()
+					r := results[name]
+					switch {
+					case err == nil:
+						r.ok++
+					case os.IsNotExist(statErr) && (strings.Contains(err.Error(), "no database at") || strings.Contains(err.Error(), "unable to open database file")):
+						r.absent++ // the database did not exist yet when this read began
+					default:
+						r.failures = append(r.failures, err.Error())
+					}
+					mu.Unlock()
+				}
+			}()
+		}
+	}
+	wg.Wait()
+	select {
+	case err := <-writerErr:
+		t.Error(err)
+	default:
+	}
+	for name, r := range results {
+		t.Logf("%s: %d reads succeeded, %d found no database yet, %d failed", name, r.ok, r.absent, len(r.failures))
+		if r.ok < 10 {
+			t.Errorf("%s: only %d successful reads", name, r.ok)
+		}
+		for i, f := range r.failures {
+			if i == 5 {
+				t.Errorf("%s: … %d failures in all", name, len(r.failures))
+				break
+			}
+			t.Errorf("%s: %s", name, f)
+		}
 	}
 }

@@ -75,10 +75,16 @@ type session struct {
 
 // openSession loads the configuration, takes the run lock, opens the database and the archive, and
 // repairs what a killed run left behind: its run is marked interrupted and its directory loses any
-// version the database does not record.
-func (a *app) openSession(ctx context.Context) (*session, error) {
+// version the database does not record. Only a session that adds URLs (fetch) may create the
+// database; the others refuse a missing one, which is a mistyped path or a crawl with no seeds.
+func (a *app) openSession(ctx context.Context, create bool) (*session, error) {
 	if err := a.setup(); err != nil {
 		return nil, err
+	}
+	if !create {
+		if err := a.requireDatabase(); err != nil {
+			return nil, err
+		}
 	}
 	limitMemory()
 	if err := os.MkdirAll(filepath.Dir(a.cfg.Database.Path), 0o755); err != nil {
@@ -124,7 +130,7 @@ func (s *session) Close() {
 }
 
 func runCrawl(ctx context.Context, a *app, cron bool) error {
-	s, err := a.openSession(ctx)
+	s, err := a.openSession(ctx, false)
 	if err != nil {
 		return err
 	}

@@ -50,7 +50,7 @@ func TestCrawlCommand(t *testing.T) {
 
 func TestCrawlLocked(t *testing.T) {
 	e := newEnv(t, loopbackConfig)
-	e.mustRun("status") // creates the database
+	e.mustRun("seed", "add", "https://a.example/") // creates the database
 	l, err := runlock.Acquire(e.db)
 	if err != nil {
 		t.Fatal(err)
@@ -93,6 +93,7 @@ func TestRunCycle(t *testing.T) {
 		t.Errorf("links: %s", out)
 	}
 	fresh := newEnv(t, loopbackConfig)
+	fresh.mustRun("seed", "add", "https://a.example/")
 	if _, errs, code := fresh.run("recalc"); code != cli.ExitUsage || !strings.Contains(errs, "no run yet") {
 		t.Errorf("recalc before any run: exit %d, %q", code, errs)
 	}

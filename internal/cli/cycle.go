@@ -42,7 +42,7 @@ func runCycle(ctx context.Context, a *app, cron bool) error {
 
 // cycle runs the crawl stage (over only the given URLs, if any), then recalculation and links.
 func (a *app) cycle(ctx context.Context, cron bool, only []store.NewURL) error {
-	s, err := a.openSession(ctx)
+	s, err := a.openSession(ctx, len(only) > 0)
 	if err != nil {
 		return err
 	}
@@ -272,7 +272,7 @@ func newLinksCmd(a *app) *cobra.Command {
 
 // laterStage runs one of the stages that follow a crawl, on its own, for the last run.
 func (a *app) laterStage(ctx context.Context, stage func(context.Context, *session, *crawler.Crawler, int64) (string, error)) error {
-	s, err := a.openSession(ctx)
+	s, err := a.openSession(ctx, false)
 	if err != nil {
 		return err
 	}

@@ -29,17 +29,13 @@ type reader struct {
 	arch *archive.Dir
 }
 
+// openReader opens the database and the archive read-only, for the commands that only read them.
 func (a *app) openReader(ctx context.Context) (*reader, error) {
-	db, err := a.openStore(ctx)
+	db, err := a.openRead(ctx)
 	if err != nil {
 		return nil, err
 	}
-	arch, err := archive.Open(a.cfg.Archive.Root)
-	if err != nil {
-		db.Close()
-		return nil, err
-	}
-	return &reader{db: db, arch: arch}, nil
+	return &reader{db: db, arch: archive.ReadOnly(a.cfg.Archive.Root)}, nil
 }
 
 func (r *reader) Close() error { return r.db.Close() }

@@ -27,7 +27,7 @@ is the allocation the pages' current fr_max values make (their harmonic mean per
 the same staleness, so policies can be compared on one scale. It changes nothing.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			db, err := a.openStore(cmd.Context())
+			db, err := a.openRead(cmd.Context())
 			if err != nil {
 				return err
 			}

@@ -156,7 +156,7 @@ func newSeedListCmd(a *app) *cobra.Command {
 		Short: "List the seeds with their level, revisit interval and pages found below them",
 		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			db, err := a.openStore(cmd.Context())
+			db, err := a.openRead(cmd.Context())
 			if err != nil {
 				return err
 			}
@@ -218,7 +218,7 @@ func newSeedRemoveCmd(a *app) *cobra.Command {
 			if err != nil {
 				return fmt.Errorf("seed remove: %w", err)
 			}
-			db, err := a.openStore(cmd.Context())
+			db, err := a.openExisting(cmd.Context())
 			if err != nil {
 				return err
 			}

@@ -28,7 +28,7 @@ share of their pages with distinct content, the longest URL and the commonest UR
 filter line to paste into the configuration for each suspect.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			db, err := a.openStore(cmd.Context())
+			db, err := a.openRead(cmd.Context())
 			if err != nil {
 				return err
 			}

@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -85,7 +86,11 @@ func Acquire(dbPath string) (*Lock, error) {
 	fl := flock.New(path, flock.SetFlag(os.O_CREATE|os.O_RDWR), flock.SetPermissions(0o644))
 	ok, err := fl.TryLock()
 	if err != nil {
-		return nil, fmt.Errorf("lock %s: %w", path, err)
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err // the message names the file already
+		}
+		return nil, fmt.Errorf("lock %s: %w (a crawl keeps its lock in this file beside the database, so their directory must be writable)", path, err)
 	}
 	if !ok {
 		return nil, &HeldError{Path: path, PID: readPID(path)}
