@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/strata-crawler/strata/internal/cli"
+	"github.com/strata-crawler/strata/internal/testweb"
 )
 
 // TestMissingDatabase runs every command that needs an existing database at a path where there is
@@ -31,5 +32,84 @@ func TestMissingDatabase(t *testing.T) {
 				t.Errorf("the command created %s", filepath.Dir(e.db))
 			}
 		})
+	}
+}
+
+// TestUserAgentWithNewline gives crawl.user_agent a CR LF: every request would fail in net/http
+// before leaving, every host would be skipped and the run would exit 0. It must be a usage error
+// before anything is fetched or written.
+func TestUserAgentWithNewline(t *testing.T) {
+	web := testweb.New(t)
+	s := web.AddSite(t)
+	s.Page("/", "<p>home</p>")
+	e := newEnv(t, "[politeness]\nloopback_delay = \"10ms\"\n")
+	e.mustRun("seed", "add", s.URL("/"))
+	before := hashFile(t, e.db)
+	for name, set := range map[string]func(){
+		"file": func() {
+			appendConfig(t, e, "[crawl]\nuser_agent = \"strata-test/1 (+https://lab.example/c)\\r\\nX-Injected: 1\"\n")
+		},
+		"env": func() { t.Setenv("STRATA_CRAWL_USER_AGENT", "strata-test/1\n(+https://lab.example/c)") },
+	} {
+		t.Run(name, func(t *testing.T) {
+			set()
+			out, errs, code := e.run("run")
+			if code != cli.ExitUsage || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, "crawl.user_agent") ||
+				!strings.Contains(errs, "control character") || out != "" {
+				t.Errorf("exit %d, stdout %q, stderr %q; want exit 2 and one line about crawl.user_agent", code, out, errs)
+			}
+		})
+	}
+	if n := len(web.Requests()); n != 0 {
+		t.Errorf("the site got %d requests", n)
+	}
+	if hashFile(t, e.db) != before {
+		t.Error("the database changed")
+	}
+}
+
+func appendConfig(t *testing.T, e *env, extra string) {
+	t.Helper()
+	f, err := os.OpenFile(e.config, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteString(extra); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestEnvTypoWarns sets a misspelled and an empty STRATA_ variable: each is ignored with one warning
+// line naming it (and, for the typo, the variable meant), and the command still works.
+func TestEnvTypoWarns(t *testing.T) {
+	e := newEnv(t, "")
+	t.Setenv("STRATA_CRAWL_WORKRS", "8")
+	t.Setenv("STRATA_SEED_LEVEL", "")
+	out, errs, code := e.run("config", "check")
+	if code != 0 || !strings.Contains(out, "workers          = 32") {
+		t.Fatalf("config check: exit %d\n%s%s", code, out, errs)
+	}
+	for _, want := range []string{
+		"environment variable STRATA_CRAWL_WORKRS is not a strata setting and is ignored; did you mean STRATA_CRAWL_WORKERS?",
+		"environment variable STRATA_SEED_LEVEL is set but empty",
+	} {
+		if n := strings.Count(errs, want); n != 1 {
+			t.Errorf("stderr has %d lines with %q, want 1:\n%s", n, want, errs)
+		}
+	}
+}
+
+// TestByteOrderMark reads a seed file and a configuration file that start with a UTF-8 byte-order
+// mark, as editors on Windows write them: the mark is not part of the first URL or key.
+func TestByteOrderMark(t *testing.T) {
+	e := newEnv(t, "")
+	bom := "\uFEFF"
+	os.WriteFile(e.config, []byte(bom+"[database]\npath = \"data/strata.db\"\n[seed]\nlevel = 1\n"), 0o644)
+	seeds := filepath.Join(e.dir, "seeds.txt")
+	os.WriteFile(seeds, []byte(bom+"https://a.example/\r\nhttps://b.example/\r\n"), 0o644)
+	out, errs, code := e.run("seed", "add", "--file", seeds)
+	if code != 0 || !strings.Contains(out, "added https://a.example/ (level 1") || !strings.Contains(out, "added https://b.example/") {
+		t.Errorf("seed add --file with a byte-order mark: exit %d\n%s%s", code, out, errs)
 	}
 }

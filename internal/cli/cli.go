@@ -172,6 +172,9 @@ func (a *app) setup() error {
 	}
 	a.cfg = cfg
 	a.log = newLogger(a.stderr, cfg)
+	for _, w := range cfg.Warnings {
+		a.log.Warn(w)
+	}
 	return nil
 }
 

@@ -137,7 +137,12 @@ func readURLFile(name string, stdin io.Reader) ([]seedArg, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), urlnorm.MaxLength+1024)
 	for n := 1; sc.Scan(); n++ {
-		line := strings.TrimSpace(sc.Text())
+		line := sc.Text()
+		if n == 1 {
+			// Editors on Windows start UTF-8 files with a byte-order mark; it is not part of the URL.
+			line = strings.TrimPrefix(line, "\uFEFF")
+		}
+		line = strings.TrimSpace(line)
 		if line == "" || strings.HasPrefix(line, "#") {
 			continue
 		}
