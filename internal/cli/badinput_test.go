@@ -113,3 +113,66 @@ func TestByteOrderMark(t *testing.T) {
 		t.Errorf("seed add --file with a byte-order mark: exit %d\n%s%s", code, out, errs)
 	}
 }
+
+// TestArgumentsThatNameNothing gives commands arguments that name no run, no time yet, no URL the
+// crawl would fetch, or a count below one. Each used to be accepted — the latest version shown, an
+// empty run recorded, a report over nothing — and must now be one line, exit 2, changing nothing.
+func TestArgumentsThatNameNothing(t *testing.T) {
+	web := testweb.New(t)
+	s := web.AddSite(t)
+	elsewhere := web.AddSite(t)
+	elsewhere.Page("/", "<p>not seeded</p>")
+	s.Robots("User-agent: *\nDisallow: /private\n", "/private")
+	s.Page("/", "<p>first</p>")
+	s.Page("/private", "<p>private</p>")
+	e := newEnv(t, loopbackConfig)
+	e.mustRun("seed", "add", "--level", "0", s.URL("/"), s.URL("/private"))
+	e.mustRun("run")
+	s.Page("/", "<p>second</p>")
+	e.mustRun("run")
+	requests := len(web.Requests())
+	before := hashFile(t, e.db)
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"show", "--at", "99999", s.URL("/")}, "--at 99999: there is no run 99999 (the last is run 2)"},
+		{[]string{"show", "--at", "2999-01-01", s.URL("/")}, "--at 2999-01-01 is in the future"},
+		{[]string{"show", "--at", "soon", s.URL("/")}, `--at "soon" is not a run id`},
+		{[]string{"diff", "--to", "999", s.URL("/")}, "--to 999: there is no run 999"},
+		{[]string{"diff", "--from", "999", s.URL("/")}, "--from 999: there is no run 999"},
+		{[]string{"diff", "--to", "2999-01-01T00:00:00Z", s.URL("/")}, "is in the future"},
+		{[]string{"export", "jsonl", "--run", "999"}, "--run 999: there is no run 999"},
+		{[]string{"export", "jsonl", "--run", "-1"}, "--run -1"},
+		{[]string{"fetch", elsewhere.URL("/")}, "the URL filter rejects " + elsewhere.URL("/")},
+		{[]string{"fetch", s.URL("/"), elsewhere.URL("/other")}, "argument 2: the URL filter rejects"},
+		{[]string{"fetch", s.URL("/private")}, "robots.txt forbids " + s.URL("/private")},
+		{[]string{"plan", "--budget", "-1"}, "--budget -1: pages per run must be between 1 and"},
+		{[]string{"plan", "--budget", "0"}, "--budget 0"},
+		{[]string{"traps", "--runs", "-1"}, "--runs -1: must be 1 or more"},
+		{[]string{"traps", "--runs", "0"}, "--runs 0"},
+	} {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			out, errs, code := e.run(tt.args...)
+			if code != cli.ExitUsage || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, tt.want) || out != "" {
+				t.Errorf("exit %d, stdout %q, stderr %q; want exit 2 and one line containing %q", code, out, errs, tt.want)
+			}
+		})
+	}
+	if hashFile(t, e.db) != before {
+		t.Error("the database changed")
+	}
+	if n := len(web.Requests()); n != requests {
+		t.Errorf("%d requests were sent", n-requests)
+	}
+	// The same commands with arguments that name something still work.
+	for _, args := range [][]string{{"show", "--at", "1", s.URL("/")}, {"diff", "--from", "1", "--to", "2", s.URL("/")},
+		{"export", "jsonl", "--run", "2"}, {"plan", "--budget", "1"}, {"traps", "--runs", "1"}} {
+		if out := e.mustRun(args...); out == "" {
+			t.Errorf("strata %s printed nothing", strings.Join(args, " "))
+		}
+	}
+	if out := e.mustRun("show", "--at", "1", s.URL("/")); !strings.Contains(out, "first") {
+		t.Errorf("show --at 1: %q", out)
+	}
+}

@@ -313,6 +313,7 @@ followed and redirects are recorded, not followed. If any URL is invalid, nothin
 			}
 			seen := map[string]bool{}
 			var urls []store.NewURL
+			var where []seedArg
 			for _, s := range in {
 				u, err := urlnorm.Parse(s.raw)
 				if err != nil {
@@ -321,7 +322,11 @@ followed and redirects are recorded, not followed. If any URL is invalid, nothin
 				if !seen[u.String()] {
 					seen[u.String()] = true
 					urls = append(urls, store.NewURL{URL: u.String(), Host: u.Host, FrMax: a.cfg.Seed.FrMax})
+					where = append(where, s)
 				}
+			}
+			if err := a.checkFetchable(cmd.Context(), where, urls); err != nil {
+				return err
 			}
 			return a.cycle(cmd.Context(), false, urls)
 		},
