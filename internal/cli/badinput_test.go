@@ -1,10 +1,12 @@
 package cli_test
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/strata-crawler/strata/internal/cli"
 	"github.com/strata-crawler/strata/internal/testweb"
@@ -174,5 +176,54 @@ func TestArgumentsThatNameNothing(t *testing.T) {
 	}
 	if out := e.mustRun("show", "--at", "1", s.URL("/")); !strings.Contains(out, "first") {
 		t.Errorf("show --at 1: %q", out)
+	}
+}
+
+// TestShowControlBytes archives a text/plain page full of terminal escape sequences. On a terminal,
+// show and diff must print them harmlessly (no control byte but tab and newline reaches it, ESC
+// shows as ␛); piped, show writes the text as stored, byte for byte.
+func TestShowControlBytes(t *testing.T) {
+	web := testweb.New(t)
+	s := web.AddSite(t)
+	// Served as UTF-8, with a C1 CSI (U+009B) and a byte that is not UTF-8.
+	hostile := "title\x1b]0;pwned\x07 clear\x1b[2J\x1b[31mred\x1b[0m\r\nover\rwrite bell\x07 del\x7f c1\u009b6n bad\xff end\n"
+	s.Handle("/plain", testweb.Text("text/plain; charset=utf-8", "first\n"))
+	e := newEnv(t, loopbackConfig)
+	e.mustRun("seed", "add", "--level", "0", s.URL("/plain"))
+	e.mustRun("run")
+	s.Handle("/plain", testweb.Text("text/plain; charset=utf-8", hostile))
+	e.mustRun("run")
+
+	var hist []struct {
+		Version string `json:"version"`
+	}
+	if err := json.Unmarshal([]byte(e.mustRun("history", "--json", s.URL("/plain"))), &hist); err != nil || len(hist) != 2 {
+		t.Fatalf("history: %v %v", hist, err)
+	}
+	stored, err := os.ReadFile(filepath.Join(e.dir, "archive", hist[1].Version, "page.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(stored), "\x1b]0;pwned\x07") {
+		t.Fatalf("the archived text lost its escapes, so this test tests nothing: %q", stored)
+	}
+	if out := e.mustRun("show", s.URL("/plain")); out != string(stored) {
+		t.Errorf("piped, show should write the stored text unchanged:\n got %q\nwant %q", out, stored)
+	}
+	cli.PretendTerminal(t, true)
+	for _, args := range [][]string{{"show", s.URL("/plain")}, {"diff", "--color", "never", s.URL("/plain")}} {
+		out := e.mustRun(args...)
+		for i, c := range []byte(out) {
+			if c < 0x20 && c != '\n' && c != '\t' || c == 0x7f {
+				t.Errorf("%s on a terminal wrote control byte %#x at %d: %q", args[0], c, i, out)
+				break
+			}
+		}
+		if strings.ContainsRune(out, '\u009b') || !utf8.ValidString(out) {
+			t.Errorf("%s on a terminal wrote a C1 control or invalid UTF-8: %q", args[0], out)
+		}
+		if !strings.Contains(out, "title␛]0;pwned␇") || !strings.Contains(out, "red␛[0m\n") || !strings.Contains(out, "over␍write") {
+			t.Errorf("%s on a terminal does not show the escapes visibly: %q", args[0], out)
+		}
 	}
 }

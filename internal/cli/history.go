@@ -281,6 +281,9 @@ func newShowCmd(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if isTerminal(a.stdout) {
+				body = terminalSafe(body) // an archived page must not drive the terminal
+			}
 			if _, err := a.stdout.Write(body); err != nil {
 				return err
 			}
@@ -348,6 +351,11 @@ func newDiffCmd(a *app) *cobra.Command {
 					return err
 				}
 			}
+			if isTerminal(a.stdout) {
+				for i := range texts {
+					texts[i] = string(terminalSafe([]byte(texts[i])))
+				}
+			}
 			label := func(v store.Version) string {
 				return fmt.Sprintf("%s %s (run %d)", u, v.FetchedAt.UTC().Format(time.RFC3339), v.RunID)
 			}
@@ -394,7 +402,8 @@ func withNewline(s string) string {
 	return s
 }
 
-func isTerminal(w io.Writer) bool {
+// isTerminal reports whether w is a terminal; a variable so that tests can stand in for one.
+var isTerminal = func(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	return ok && isatty.IsTerminal(f.Fd())
 }
