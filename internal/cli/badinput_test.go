@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/strata-crawler/strata/internal/cli"
+	"github.com/strata-crawler/strata/internal/store"
 	"github.com/strata-crawler/strata/internal/testweb"
 )
 
@@ -226,4 +227,35 @@ func TestShowControlBytes(t *testing.T) {
 			t.Errorf("%s on a terminal does not show the escapes visibly: %q", args[0], out)
 		}
 	}
+}
+
+// TestReaderUpgradesOlderSchema opens a database of an older schema with a reading command: it is
+// upgraded first where it can be written, as every command did before, while serve refuses it and
+// changes nothing.
+func TestReaderUpgradesOlderSchema(t *testing.T) {
+	e := newEnv(t, "")
+	if err := os.MkdirAll(filepath.Dir(e.db), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	old, err := store.Open(t.Context(), e.db, store.Options{MaxVersion: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	old.Close()
+	before := hashFile(t, e.db)
+	if _, errs, code := e.run("serve", "--addr", "127.0.0.1:0"); code != cli.ExitUsage || !strings.Contains(errs, "schema is older") ||
+		strings.Count(errs, "\n") != 1 {
+		t.Errorf("serve on an older schema: exit %d, stderr %q", code, errs)
+	}
+	if hashFile(t, e.db) != before {
+		t.Error("serve changed the database")
+	}
+	if out := e.mustRun("status"); !strings.Contains(out, "no runs yet") {
+		t.Errorf("status on an older schema:\n%s", out)
+	}
+	db, err := store.OpenReadOnly(t.Context(), e.db)
+	if err != nil {
+		t.Fatalf("after status, the schema is still not current: %v", err)
+	}
+	db.Close()
 }

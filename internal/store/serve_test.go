@@ -285,4 +285,37 @@ func TestOpenReadOnlyWithoutWriteAccess(t *testing.T) {
 	if _, err := store.Open(t.Context(), path, store.Options{}); !errors.Is(err, store.ErrReadOnly) || strings.Count(err.Error(), "\n") > 0 {
 		t.Errorf("Open for writing in a read-only directory: %v, want one line wrapping ErrReadOnly", err)
 	}
+
+	// A write-ahead log with changes not yet in the database, left by a writer that was killed,
+	// in a directory that is read-only now: immutable would not see them, so it is an error that
+	// says what to do.
+	pending := filepath.Join(t.TempDir(), "pending")
+	if err := os.Mkdir(pending, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	w = mustOpen(t, filepath.Join(pending, "s.db"), store.Options{})
+	if _, err := w.BeginRun(t.Context(), time.Now(), 0); err != nil {
+		t.Fatal(err)
+	}
+	frozen := filepath.Join(t.TempDir(), "frozen")
+	if err := os.Mkdir(frozen, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"s.db", "s.db-wal"} { // copied while the writer holds them: no checkpoint
+		b, err := os.ReadFile(filepath.Join(pending, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(frozen, name), b, 0o444); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.Close()
+	os.Chmod(frozen, 0o555)
+	t.Cleanup(func() { os.Chmod(frozen, 0o755) })
+	_, err = store.OpenReadOnly(t.Context(), filepath.Join(frozen, "s.db"))
+	if !errors.Is(err, store.ErrUnreadable) || !strings.Contains(err.Error(), "s.db-wal holds changes not yet in the database") ||
+		strings.Count(err.Error(), "\n") > 0 {
+		t.Errorf("OpenReadOnly with a pending WAL in a read-only directory: %v", err)
+	}
 }
