@@ -339,37 +339,32 @@ func TestReadersDuringRuns(t *testing.T) {
 			return db.QueryRow("SELECT count(*) FROM urls u JOIN fetches f ON f.url_id = u.id").Scan(&n)
 		},
 	}
+	// One goroutine per reader, each with a tally of its own, read once they have all ended.
 	results := make(map[string]*tally)
-	var mu sync.Mutex
 	var wg sync.WaitGroup
 	for name, read := range readers {
-		results[name] = &tally{}
-		for range 1 {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for {
-					select {
-					case <-done:
-						return
-					default:
-					}
-					_, statErr := os.Stat(dbPath)
-					err := read()
-					mu.Lock()
-					r := results[name]
-					switch {
-					case err == nil:
-						r.ok++
-					case os.IsNotExist(statErr) && (strings.Contains(err.Error(), "no database at") || strings.Contains(err.Error(), "unable to open database file")):
-						r.absent++ // the database did not exist yet when this read began
-					default:
-						r.failures = append(r.failures, err.Error())
-					}
-					mu.Unlock()
+		r := &tally{}
+		results[name] = r
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case <-done:
+					return
+				default:
 				}
-			}()
-		}
+				_, statErr := os.Stat(dbPath)
+				switch err := read(); {
+				case err == nil:
+					r.ok++
+				case os.IsNotExist(statErr) && (strings.Contains(err.Error(), "no database at") || strings.Contains(err.Error(), "unable to open database file")):
+					r.absent++ // the database did not exist yet when this read began
+				default:
+					r.failures = append(r.failures, err.Error())
+				}
+			}
+		}()
 	}
 	wg.Wait()
 	select {
