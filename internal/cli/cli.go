@@ -219,6 +219,8 @@ func (a *app) openRead(ctx context.Context) (*store.DB, error) {
 	path := a.cfg.Database.Path
 	db, err := store.OpenReadOnly(ctx, path)
 	if errors.Is(err, store.ErrOldSchema) {
+		// Where the upgrade cannot be made (a read-only database), its error is not the user's to
+		// act on: the schema error below says what to do.
 		if w, werr := store.Open(ctx, path, store.Options{}); werr == nil {
 			w.Close()
 			a.log.Info("upgraded the database to this strata's schema", "database", path, "schema", store.SchemaVersion())
