@@ -3,17 +3,20 @@ package main
 import (
 	"database/sql"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	_ "modernc.org/sqlite"
 
+	"github.com/strata-crawler/strata/internal/cli"
 	"github.com/strata-crawler/strata/internal/crashpoint"
 	"github.com/strata-crawler/strata/internal/testweb"
 )
@@ -251,6 +254,194 @@ func TestCrawlDelayAcrossProcesses(t *testing.T) {
 	if len(reqs) == 5 {
 		if gap := reqs[3].Start.Sub(reqs[2].End); gap < 2*time.Second {
 			t.Errorf("the second process came back %v after the 503, want at least the doubled gap, 2s", gap)
+		}
+	}
+}
+
+// TestRunLockThroughSymlink starts a strata run and, while it holds the run lock (its one page is
+// held back by the server), starts a second through a symbolic link to the same database: the second
+// must exit 3 naming the first's pid, and the first must finish as the only run.
+func TestRunLockThroughSymlink(t *testing.T) {
+	web := testweb.New(t)
+	s := web.AddSite(t)
+	arrived, release := make(chan struct{}), make(chan struct{})
+	var calls atomic.Int64
+	s.Handle("/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if calls.Add(1) == 1 {
+			close(arrived)
+			select {
+			case <-release:
+			case <-time.After(20 * time.Second):
+			}
+		}
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, "<p>held</p>")
+	}))
+	dir := t.TempDir()
+	common := "[politeness]\nloopback_delay = \"10ms\"\n[crawl]\nuser_agent = \"strata-test/1 (+https://lab.example/c)\"\n" +
+		"[archive]\nroot = \"archive\"\n"
+	cfg := filepath.Join(dir, "strata.toml")
+	linked := filepath.Join(dir, "linked.toml")
+	os.WriteFile(cfg, []byte("[database]\npath = \"data/strata.db\"\n"+common), 0o644)
+	os.WriteFile(linked, []byte("[database]\npath = \"link.db\"\n"+common), 0o644)
+	if _, errs, code := strata(t, dir, "--config", cfg, "seed", "add", "--level", "0", s.URL("/")); code != 0 {
+		t.Fatalf("seed add: %s", errs)
+	}
+	if err := os.Symlink(filepath.Join(dir, "data", "strata.db"), filepath.Join(dir, "link.db")); err != nil {
+		t.Skipf("symbolic links are not available here: %v", err)
+	}
+
+	first := exec.Command(os.Args[0], "--config", cfg, "run")
+	first.Dir = dir
+	first.Env = append(os.Environ(), "STRATA_TEST_MAIN=1")
+	var firstErr strings.Builder
+	first.Stderr = &firstErr
+	if err := first.Start(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-arrived:
+	case <-time.After(20 * time.Second):
+		first.Process.Kill()
+		first.Wait()
+		t.Fatalf("the first run never requested its page: %s", firstErr.String())
+	}
+	_, stderr, code := strata(t, dir, "--config", linked, "run")
+	close(release)
+	if err := first.Wait(); err != nil {
+		t.Errorf("the first run: %v\n%s", err, firstErr.String())
+	}
+	want := fmt.Sprintf("another strata (pid %d) is already crawling with this database", first.Process.Pid)
+	if code != 3 || !strings.Contains(stderr, want) || strings.Count(stderr, "\n") != 1 {
+		t.Errorf("second run through a symlink: exit %d, stderr %q; want exit 3 and one line containing %q", code, stderr, want)
+	}
+	db, err := sql.Open("sqlite", filepath.Join(dir, "data", "strata.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var runs string
+	var fetches int
+	db.QueryRow("SELECT group_concat(status, ',') FROM (SELECT status FROM runs ORDER BY id)").Scan(&runs)
+	db.QueryRow("SELECT count(*) FROM fetches").Scan(&fetches)
+	if runs != "completed" || fetches != 1 || calls.Load() != 1 {
+		t.Errorf("runs %q, %d fetches recorded, %d page requests; want one completed run that fetched the page once", runs, fetches, calls.Load())
+	}
+}
+
+// TestReadersDuringRuns reads the database without pause — strata status and history in-process,
+// and plain SQL the way docs/schema.md tells sqlite3 and Datasette users to — while another process
+// creates it (seed add) and then writes it with two runs of strata run. Every read must succeed,
+// except that one may find no database before the first process has made it; none may see "database
+// is locked" or a half-created schema ("no such table").
+func TestReadersDuringRuns(t *testing.T) {
+	web := testweb.New(t)
+	sites := web.AddSites(t, 2)
+	var visits atomic.Int64
+	var seeds []string
+	for i, s := range sites {
+		for p := 0; p < 15; p++ {
+			s.Handle(fmt.Sprintf("/p%d", p), http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "text/html")
+				fmt.Fprintf(w, "<p>site %d page %d, visit %d</p>", i, p, visits.Add(1))
+			}))
+			seeds = append(seeds, s.URL(fmt.Sprintf("/p%d", p)))
+		}
+	}
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "strata.toml")
+	os.WriteFile(cfg, []byte("[politeness]\nloopback_delay = \"0s\"\n[crawl]\nuser_agent = \"strata-test/1 (+https://lab.example/c)\"\n"), 0o644)
+	seedFile := filepath.Join(dir, "seeds.txt")
+	os.WriteFile(seedFile, []byte(strings.Join(seeds, "\n")), 0o644)
+	dbPath := filepath.Join(dir, "strata.db")
+
+	done := make(chan struct{})
+	writerErr := make(chan error, 1)
+	go func() {
+		defer close(done)
+		for i, args := range [][]string{{"seed", "add", "--level", "0", "--file", seedFile}, {"run"}, {"run"}} {
+			if i == 0 {
+				time.Sleep(50 * time.Millisecond) // let the readers start on a directory without a database
+			}
+			cmd := exec.Command(os.Args[0], append([]string{"--config", cfg}, args...)...)
+			cmd.Dir = dir
+			cmd.Env = append(os.Environ(), "STRATA_TEST_MAIN=1")
+			if out, err := cmd.CombinedOutput(); err != nil {
+				writerErr <- fmt.Errorf("strata %s: %v\n%s", strings.Join(args, " "), err, out)
+				return
+			}
+		}
+	}()
+
+	type tally struct {
+		ok, absent int
+		failures   []string
+	}
+	readers := map[string]func() error{
+		"status": func() error {
+			return cli.Run(t.Context(), []string{"--config", cfg, "status", "--json"}, io.Discard, io.Discard)
+		},
+		"history": func() error {
+			err := cli.Run(t.Context(), []string{"--config", cfg, "history", seeds[0]}, io.Discard, io.Discard)
+			if err != nil && strings.Contains(err.Error(), "not found") {
+				return nil // not seeded yet
+			}
+			return err
+		},
+		"sql": func() error {
+			db, err := sql.Open("sqlite", "file:"+dbPath+"?mode=ro&_pragma=busy_timeout(5000)")
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			var n int
+			return db.QueryRow("SELECT count(*) FROM urls u JOIN fetches f ON f.url_id = u.id").Scan(&n)
+		},
+	}
+	// One goroutine per reader, each with a tally of its own, read once they have all ended.
+	results := make(map[string]*tally)
+	var wg sync.WaitGroup
+	for name, read := range readers {
+		r := &tally{}
+		results[name] = r
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case <-done:
+					return
+				default:
+				}
+				_, statErr := os.Stat(dbPath)
+				switch err := read(); {
+				case err == nil:
+					r.ok++
+				case os.IsNotExist(statErr) && (strings.Contains(err.Error(), "no database at") || strings.Contains(err.Error(), "unable to open database file")):
+					r.absent++ // the database did not exist yet when this read began
+				default:
+					r.failures = append(r.failures, err.Error())
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	select {
+	case err := <-writerErr:
+		t.Error(err)
+	default:
+	}
+	for name, r := range results {
+		t.Logf("%s: %d reads succeeded, %d found no database yet, %d failed", name, r.ok, r.absent, len(r.failures))
+		if r.ok < 10 {
+			t.Errorf("%s: only %d successful reads", name, r.ok)
+		}
+		for i, f := range r.failures {
+			if i == 5 {
+				t.Errorf("%s: … %d failures in all", name, len(r.failures))
+				break
+			}
+			t.Errorf("%s: %s", name, f)
 		}
 	}
 }

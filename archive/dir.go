@@ -37,6 +37,10 @@ func Open(root string) (*Dir, error) {
 	return &Dir{root: root}, nil
 }
 
+// ReadOnly returns the archive at root for a command that only reads it, without creating root: a
+// missing root reads as an archive whose every version is missing.
+func ReadOnly(root string) *Dir { return &Dir{root: root} }
+
 // Root returns the archive's root directory.
 func (d *Dir) Root() string { return d.root }
 

@@ -131,7 +131,7 @@ nothing new does nothing. --rebuild empties the index first.`,
 }
 
 func runIndex(ctx context.Context, a *app, rebuild bool) error {
-	s, err := a.openSession(ctx)
+	s, err := a.openSession(ctx, false)
 	if err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"os"
 	"runtime"
@@ -179,10 +180,15 @@ func (a *app) setup() error {
 		a.unrouteLog()
 	}
 	a.unrouteLog = routeStdLog(a.log)
+	for _, w := range cfg.Warnings {
+		a.log.Warn(w)
+	}
 	return nil
 }
 
-// openStore sets up and opens the database.
+// openStore sets up and opens the database for a command that writes it, creating it if it does
+// not exist yet. Only the commands that add URLs (seed add, fetch) create a database; the others
+// open it with openExisting or openRead.
 func (a *app) openStore(ctx context.Context) (*store.DB, error) {
 	if a.cfg == nil {
 		if err := a.setup(); err != nil {
@@ -190,6 +196,70 @@ func (a *app) openStore(ctx context.Context) (*store.DB, error) {
 		}
 	}
 	return store.Open(ctx, a.cfg.Database.Path, store.Options{})
+}
+
+// openExisting opens the database for a command that writes it, refusing one that does not exist.
+func (a *app) openExisting(ctx context.Context) (*store.DB, error) {
+	if a.cfg == nil {
+		if err := a.setup(); err != nil {
+			return nil, err
+		}
+	}
+	if err := a.requireDatabase(); err != nil {
+		return nil, err
+	}
+	return a.openStore(ctx)
+}
+
+// openRead opens the existing database for a command that only reads it: read-only, so that it runs
+// beside a crawl, on a read-only disk and without write permission, and never creates anything. A
+// database of an older schema is upgraded first where it can be written, as every strata command
+// did before it read; where it cannot, the error says how to upgrade it.
+func (a *app) openRead(ctx context.Context) (*store.DB, error) {
+	if a.cfg == nil {
+		if err := a.setup(); err != nil {
+			return nil, err
+		}
+	}
+	if err := a.requireDatabase(); err != nil {
+		return nil, err
+	}
+	path := a.cfg.Database.Path
+	db, err := store.OpenReadOnly(ctx, path)
+	if errors.Is(err, store.ErrOldSchema) {
+		// Where the upgrade cannot be made (a read-only database), its error is not the user's to
+		// act on: the schema error below says what to do.
+		if w, werr := store.Open(ctx, path, store.Options{}); werr == nil {
+			w.Close()
+			a.log.Info("upgraded the database to this strata's schema", "database", path, "schema", store.SchemaVersion())
+			db, err = store.OpenReadOnly(ctx, path)
+		}
+	}
+	if errors.Is(err, store.ErrOldSchema) || errors.Is(err, fs.ErrNotExist) {
+		return nil, usageError{err}
+	}
+	return db, err
+}
+
+// requireDatabase refuses a database that does not exist, saying where its path came from: a
+// mistyped path must not silently become a new, empty database.
+func (a *app) requireDatabase() error {
+	path := a.cfg.Database.Path
+	if _, err := os.Stat(path); !errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	var from string
+	switch src := a.cfg.Source("database.path"); {
+	case src == "file":
+		from = "database.path in " + a.cfg.File
+	case src != "default":
+		from = "database.path from " + strings.TrimPrefix(src, "env ")
+	case a.cfg.File != "":
+		from = "the default database.path, beside " + a.cfg.File
+	default:
+		from = "the default database.path; no configuration file was found (see --config)"
+	}
+	return usagef("no database at %s (%s): start one with strata seed add URL, then strata run", path, from)
 }
 
 func newLogger(w io.Writer, cfg *config.Config) *slog.Logger {

@@ -151,6 +151,7 @@ func TestBadInputChangesNothing(t *testing.T) {
 		{"zero priority", "", []string{"seed", "add", "--priority", "0", "https://ok.example/"}, "--priority 0: must be a number above 0"},
 		{"unknown config key", "[crawl]\nwokers = 2\n", []string{"seed", "add", "https://a.example/"}, "unknown key crawl.wokers"},
 		{"delay under floor", "[politeness]\ndelay = \"1s\"\n", []string{"status"}, "10s"},
+		{"NaN delay factor", "[politeness]\ndelay_factor = nan\n", []string{"status"}, "politeness.delay_factor: NaN is not a finite number"},
 		{"bad level flag", "", []string{"seed", "add", "--level", "-1", "https://a.example/"}, "seed.level"},
 		{"non-numeric level", "", []string{"seed", "add", "--level", "deep", "https://a.example/"}, "invalid argument"},
 		{"unknown command", "", []string{"crawlx"}, `unknown command "crawlx"`},

@@ -65,10 +65,17 @@ type session struct {
 
 // openSession loads the configuration, takes the run lock, opens the database and the archive, and
 // repairs what a killed run or prune left behind: its run is marked interrupted, and every run not
-// sealed gets its archive directory sealed (see repair).
-func (a *app) openSession(ctx context.Context) (*session, error) {
+// sealed gets its archive directory sealed (see repair). Only a session that adds URLs (fetch) may
+// create the database; the others refuse a missing one, which is a mistyped path or a crawl with no
+// seeds.
+func (a *app) openSession(ctx context.Context, create bool) (*session, error) {
 	if err := a.setup(); err != nil {
 		return nil, err
+	}
+	if !create {
+		if err := a.requireDatabase(); err != nil {
+			return nil, err
+		}
 	}
 	limitMemory()
 	if err := os.MkdirAll(filepath.Dir(a.cfg.Database.Path), 0o755); err != nil {
@@ -109,7 +116,7 @@ func (s *session) Close() {
 }
 
 func runCrawl(ctx context.Context, a *app, cron bool) error {
-	s, err := a.openSession(ctx)
+	s, err := a.openSession(ctx, false)
 	if err != nil {
 		return err
 	}
@@ -178,7 +185,14 @@ func (s *session) crawl(ctx context.Context, cron bool, only []int64) (*crawlRes
 		r.Hubs, r.HubsReentered, r.TrapEvents = st.Hubs, st.Forced, st.TrapEvents
 		r.Budget, r.NewFetched, r.KnownFetched = st.Budget, st.NewFetched, st.KnownFetched
 		r.Estimated, r.ExpectedChanges, r.ObservedChanges = st.Estimated, st.ExpectedChanges, st.ObservedChanges
-		fmt.Fprintln(a.stdout, summarize(runID, st))
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		fetched, left, err := s.db.Reach(rctx, runID, only)
+		cancel()
+		if err != nil {
+			a.log.Warn("the run's summary cannot count the URLs it reached", "error", err)
+			fetched, left = -1, -1
+		}
+		fmt.Fprintln(a.stdout, summarize(runID, st, fetched, left))
 	}
 	return res, cerr
 }
@@ -266,11 +280,22 @@ func distinctRunStart(ctx context.Context, db *store.DB) (time.Time, error) {
 	return time.Now(), nil
 }
 
-// summarize is the one paragraph a crawl prints at its end.
-func summarize(runID int64, st *crawler.Stats) string {
+// summarize is the one paragraph a crawl prints at its end. Its first numbers count URLs, from the
+// database: fetched, the distinct URLs with a record in the run, and left, those still due that it
+// did not fetch (negative when they could not be counted). The stage's own Done and Due count
+// events — a URL fetched again after a Retry-After, or made due again by a redirect loop, counts
+// each time, and subtrees the selective rule re-enters are not added to Due — so "crawled Done of
+// Due" could say 482 of 372, or 10 of 17 where 10 URLs exist.
+func summarize(runID int64, st *crawler.Stats, fetched, left int) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "run %d: crawled %d of %d due URLs on %s in %v", runID, st.Done, st.Due, plural(st.Domains, "domain"),
-		st.Elapsed.Round(time.Second))
+	took := st.Elapsed.Round(time.Second)
+	if fetched < 0 {
+		fmt.Fprintf(&b, "run %d: on %s in %v", runID, plural(st.Domains, "domain"), took)
+	} else {
+		// Blocked and filtered URLs leave the due set without a fetch record; each can do so once a run.
+		reached := fetched + st.Blocked + st.Filtered
+		fmt.Fprintf(&b, "run %d: crawled %d of %d due URLs on %s in %v", runID, reached, reached+left, plural(st.Domains, "domain"), took)
+	}
 	fmt.Fprintf(&b, " — %d fetched (%d changed, %d unchanged, %d not modified, %d new), %d blocked by robots.txt, %d errors",
 		st.Fetched, st.Changed, st.Unchanged, st.NotModified, st.New, st.Blocked, st.Errors)
 	if st.Filtered > 0 {
@@ -310,7 +335,7 @@ func summarize(runID int64, st *crawler.Stats) string {
 		fmt.Fprintf(&b, " Change model: of %s fetched with a rate estimate, %.1f expected to have changed, %d did.",
 			plural(st.Estimated, "page"), st.ExpectedChanges, st.ObservedChanges)
 	}
-	if left := st.Due - st.Done; left > 0 {
+	if left > 0 {
 		why := ""
 		switch {
 		case st.Stopped:

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/strata-crawler/strata/internal/cli"
 	"github.com/strata-crawler/strata/internal/runlock"
@@ -50,7 +51,7 @@ func TestCrawlCommand(t *testing.T) {
 
 func TestCrawlLocked(t *testing.T) {
 	e := newEnv(t, loopbackConfig)
-	e.mustRun("status") // creates the database
+	e.mustRun("seed", "add", "https://a.example/") // creates the database
 	l, err := runlock.Acquire(e.db)
 	if err != nil {
 		t.Fatal(err)
@@ -93,6 +94,7 @@ func TestRunCycle(t *testing.T) {
 		t.Errorf("links: %s", out)
 	}
 	fresh := newEnv(t, loopbackConfig)
+	fresh.mustRun("seed", "add", "https://a.example/")
 	if _, errs, code := fresh.run("recalc"); code != cli.ExitUsage || !strings.Contains(errs, "no run yet") {
 		t.Errorf("recalc before any run: exit %d, %q", code, errs)
 	}
@@ -256,4 +258,55 @@ func TestPlanForAnyPolicy(t *testing.T) {
 	if plan.Pages != 3 || plan.ExpectedPerRun <= 0 || plan.ExpectedPerRun > 3 {
 		t.Errorf("plan --json: %+v; want 3 pages and between 0 and 3 crawls per run", plan)
 	}
+}
+
+// TestSummaryCounts crawls a site whose pages make the stage count events rather than URLs: a
+// redirect loop (every hop makes a known URL due again) and a page that answers 429 with a
+// Retry-After (crawled again in the same run). The summary's "crawled X of Y due URLs" must have
+// X ≤ Y ≤ the URLs strata knows, and the URLs it says stay due must be the ones still due.
+func TestSummaryCounts(t *testing.T) {
+	web := testweb.New(t)
+	s := web.AddSite(t)
+	s.Page("/", "<p>home</p>")
+	s.Handle("/loop-a", testweb.Redirect("/loop-b", 302))
+	s.Handle("/loop-b", testweb.Redirect("/loop-a", 302))
+	s.Handle("/busy", testweb.RetryAfter(429, time.Second))
+	e := newEnv(t, loopbackConfig)
+	e.mustRun("seed", "add", "--level", "0", s.URL("/"), s.URL("/loop-a"), s.URL("/busy"))
+	out := e.mustRun("crawl")
+	m := regexp.MustCompile(`crawled (\d+) of (\d+) due URLs`).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("no count in the summary:\n%s", out)
+	}
+	crawled, due := atoi(t, m[1]), atoi(t, m[2])
+	var st struct {
+		URLs       map[string]int `json:"urls"`
+		DueNextRun int            `json:"due_next_run"`
+	}
+	if err := json.Unmarshal([]byte(e.mustRun("status", "--json")), &st); err != nil {
+		t.Fatal(err)
+	}
+	known := 0
+	for _, n := range st.URLs {
+		known += n
+	}
+	if crawled > due || due > known {
+		t.Errorf("summary says crawled %d of %d due URLs, and strata knows %d URLs:\n%s", crawled, due, known, out)
+	}
+	left := 0
+	if m := regexp.MustCompile(`(\d+) URLs stay due`).FindStringSubmatch(out); m != nil {
+		left = atoi(t, m[1])
+	}
+	if left != due-crawled {
+		t.Errorf("summary says %d URLs stay due, want %d (%d due, %d crawled):\n%s", left, due-crawled, due, crawled, out)
+	}
+}
+
+func atoi(t *testing.T, s string) int {
+	t.Helper()
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
 }

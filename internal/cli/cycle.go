@@ -37,7 +37,7 @@ func runCycle(ctx context.Context, a *app, cron bool) error {
 
 // cycle runs the crawl stage (over only the given URLs, if any), then recalculation and links.
 func (a *app) cycle(ctx context.Context, cron bool, only []store.NewURL) error {
-	s, err := a.openSession(ctx)
+	s, err := a.openSession(ctx, len(only) > 0)
 	if err != nil {
 		return err
 	}
@@ -130,7 +130,7 @@ func newLinksCmd(a *app) *cobra.Command {
 
 // laterStage runs one of the stages that follow a crawl, on its own, for the last run.
 func (a *app) laterStage(ctx context.Context, stage func(context.Context, *session, *crawler.Cycle, int64) (string, error)) error {
-	s, err := a.openSession(ctx)
+	s, err := a.openSession(ctx, false)
 	if err != nil {
 		return err
 	}
@@ -171,6 +171,7 @@ followed and redirects are recorded, not followed. If any URL is invalid, nothin
 			}
 			seen := map[string]bool{}
 			var urls []store.NewURL
+			var where []seedArg
 			for _, s := range in {
 				u, err := urlnorm.Parse(s.raw)
 				if err != nil {
@@ -179,7 +180,11 @@ followed and redirects are recorded, not followed. If any URL is invalid, nothin
 				if !seen[u.String()] {
 					seen[u.String()] = true
 					urls = append(urls, store.NewURL{URL: u.String(), Host: u.Host, FrMax: a.cfg.Seed.FrMax})
+					where = append(where, s)
 				}
+			}
+			if err := a.checkFetchable(cmd.Context(), where, urls); err != nil {
+				return err
 			}
 			return a.cycle(cmd.Context(), false, urls)
 		},

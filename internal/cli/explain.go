@@ -32,7 +32,7 @@ func newExplainCmd(a *app) *cobra.Command {
 			if err != nil {
 				return fmt.Errorf("explain: %w", err)
 			}
-			db, err := a.openStore(cmd.Context())
+			db, err := a.openRead(cmd.Context())
 			if err != nil {
 				return err
 			}

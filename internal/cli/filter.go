@@ -31,7 +31,7 @@ decisions; an unparsable URL is reported as rejected by the normaliser.`,
 			}
 			seedDomains := map[string]bool{}
 			if _, err := os.Stat(a.cfg.Database.Path); err == nil {
-				db, err := a.openStore(cmd.Context())
+				db, err := a.openRead(cmd.Context())
 				if err != nil {
 					return err
 				}

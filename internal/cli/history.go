@@ -29,17 +29,13 @@ type reader struct {
 	arch *archive.Dir
 }
 
+// openReader opens the database and the archive read-only, for the commands that only read them.
 func (a *app) openReader(ctx context.Context) (*reader, error) {
-	db, err := a.openStore(ctx)
+	db, err := a.openRead(ctx)
 	if err != nil {
 		return nil, err
 	}
-	arch, err := archive.Open(a.cfg.Archive.Root)
-	if err != nil {
-		db.Close()
-		return nil, err
-	}
-	return &reader{db: db, arch: arch}, nil
+	return &reader{db: db, arch: archive.ReadOnly(a.cfg.Archive.Root)}, nil
 }
 
 func (r *reader) Close() error { return r.db.Close() }
@@ -70,21 +66,56 @@ func missing(err error) bool { return errors.Is(err, fs.ErrNotExist) }
 // selector picks a version: a run id ("12"), a day ("2026-11-22": the end of that day, UTC) or a
 // time (RFC 3339). The version current then is the last one stored at or before it.
 type selector struct {
-	run int64
-	at  time.Time
+	run   int64
+	at    time.Time
+	start time.Time // when the named day or time begins; zero for a run
+	text  string    // as the user wrote it
 }
 
 func parseSelector(s string) (selector, error) {
 	if n, err := strconv.ParseInt(s, 10, 64); err == nil && n > 0 {
-		return selector{run: n}, nil
+		return selector{run: n, text: s}, nil
 	}
 	if t, err := time.Parse("2006-01-02", s); err == nil {
-		return selector{at: t.Add(24*time.Hour - time.Nanosecond)}, nil
+		return selector{at: t.Add(24*time.Hour - time.Nanosecond), start: t, text: s}, nil
 	}
 	if t, err := time.Parse(time.RFC3339, s); err == nil {
-		return selector{at: t}, nil
+		return selector{at: t, start: t, text: s}, nil
 	}
 	return selector{}, usagef("%q is not a run id, a date (2026-11-22) or a time (2026-11-22T03:15:00Z)", s)
+}
+
+// parseFlagSelector parses the value of flag and checks that it names something: a run that
+// exists, a day or time that has begun. A selector past everything would otherwise quietly pick the
+// latest version.
+func (r *reader) parseFlagSelector(ctx context.Context, flag, s string) (selector, error) {
+	sel, err := parseSelector(s)
+	if err != nil {
+		return sel, usagef("%s %w", flag, err)
+	}
+	if sel.run > 0 {
+		return sel, checkRun(ctx, r.db, flag, sel.run)
+	}
+	if sel.start.After(time.Now()) {
+		return sel, usagef("%s %s is in the future", flag, s)
+	}
+	return sel, nil
+}
+
+// checkRun refuses a run id (given as flag) that names no run.
+func checkRun(ctx context.Context, db *store.DB, flag string, id int64) error {
+	_, err := db.RunByID(ctx, id)
+	if !errors.Is(err, store.ErrNotFound) {
+		return err
+	}
+	runs, rerr := db.RecentRuns(ctx, 1)
+	switch {
+	case rerr != nil:
+		return rerr
+	case len(runs) == 0:
+		return usagef("%s %d: there is no run yet", flag, id)
+	}
+	return usagef("%s %d: there is no run %d (the last is run %d)", flag, id, id, runs[0].ID)
 }
 
 // pick returns the version current at sel, or an error naming the earliest stored one.
@@ -216,9 +247,8 @@ func newShowCmd(a *app) *cobra.Command {
 			}
 			sel := selector{at: time.Now()}
 			if at != "" {
-				var err error
-				if sel, err = parseSelector(at); err != nil {
-					return err
+				if _, err := parseSelector(at); err != nil {
+					return usagef("show: --at %w", err)
 				}
 			}
 			r, err := a.openReader(cmd.Context())
@@ -226,6 +256,11 @@ func newShowCmd(a *app) *cobra.Command {
 				return err
 			}
 			defer r.Close()
+			if at != "" {
+				if sel, err = r.parseFlagSelector(cmd.Context(), "show: --at", at); err != nil {
+					return err
+				}
+			}
 			u, vs, err := r.versions(cmd.Context(), args[0])
 			if err != nil {
 				return err
@@ -248,6 +283,9 @@ func newShowCmd(a *app) *cobra.Command {
 			}
 			if err != nil {
 				return err
+			}
+			if isTerminal(a.stdout) {
+				body = terminalSafe(body) // an archived page must not drive the terminal
 			}
 			if _, err := a.stdout.Write(body); err != nil {
 				return err
@@ -275,16 +313,35 @@ func newDiffCmd(a *app) *cobra.Command {
 			if color != "auto" && color != "always" && color != "never" {
 				return usagef("diff: --color must be auto, always or never, got %q", color)
 			}
+			for flag, v := range map[string]string{"--from": from, "--to": to} {
+				if _, err := parseSelector(v); v != "" && err != nil {
+					return usagef("diff: %s %w", flag, err)
+				}
+			}
 			r, err := a.openReader(cmd.Context())
 			if err != nil {
 				return err
 			}
 			defer r.Close()
+			var fromSel, toSel *selector
+			for _, f := range []struct {
+				flag, value string
+				sel         **selector
+			}{{"--from", from, &fromSel}, {"--to", to, &toSel}} {
+				if f.value == "" {
+					continue
+				}
+				sel, err := r.parseFlagSelector(cmd.Context(), "diff: "+f.flag, f.value)
+				if err != nil {
+					return err
+				}
+				*f.sel = &sel
+			}
 			u, vs, err := r.versions(cmd.Context(), args[0])
 			if err != nil {
 				return err
 			}
-			older, newer, err := pickPair(u, vs, from, to)
+			older, newer, err := pickPair(u, vs, fromSel, toSel)
 			if err != nil {
 				return err
 			}
@@ -295,6 +352,11 @@ func newDiffCmd(a *app) *cobra.Command {
 						v.FetchedAt.UTC().Format(time.RFC3339), v.Path)
 				} else if err != nil {
 					return err
+				}
+			}
+			if isTerminal(a.stdout) {
+				for i := range texts {
+					texts[i] = string(terminalSafe([]byte(texts[i])))
 				}
 			}
 			label := func(v store.Version) string {
@@ -316,23 +378,15 @@ func newDiffCmd(a *app) *cobra.Command {
 
 // pickPair chooses the versions to compare: by default the last two stored (every stored version
 // after the first is a change).
-func pickPair(u string, vs []store.Version, from, to string) (older, newer store.Version, err error) {
+func pickPair(u string, vs []store.Version, from, to *selector) (older, newer store.Version, err error) {
 	newer = vs[len(vs)-1]
-	if to != "" {
-		sel, err := parseSelector(to)
-		if err != nil {
-			return older, newer, err
-		}
-		if newer, err = sel.pick(u, vs); err != nil {
+	if to != nil {
+		if newer, err = to.pick(u, vs); err != nil {
 			return older, newer, err
 		}
 	}
-	if from != "" {
-		sel, err := parseSelector(from)
-		if err != nil {
-			return older, newer, err
-		}
-		older, err = sel.pick(u, vs)
+	if from != nil {
+		older, err = from.pick(u, vs)
 		return older, newer, err
 	}
 	for i := len(vs) - 1; i >= 0; i-- {
@@ -351,7 +405,8 @@ func withNewline(s string) string {
 	return s
 }
 
-func isTerminal(w io.Writer) bool {
+// isTerminal reports whether w is a terminal; a variable so that tests can stand in for one.
+var isTerminal = func(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	return ok && isatty.IsTerminal(f.Fd())
 }
@@ -410,11 +465,19 @@ removed by hand is written with "missing": true and no text.`,
 					f.Since = sel.at.Add(-24*time.Hour + time.Nanosecond) // the start of that day
 				}
 			}
+			if cmd.Flags().Changed("run") && run < 1 {
+				return usagef("export: --run %d: run ids start at 1", run)
+			}
 			r, err := a.openReader(cmd.Context())
 			if err != nil {
 				return err
 			}
 			defer r.Close()
+			if run > 0 {
+				if err := checkRun(cmd.Context(), r.db, "export: --run", run); err != nil {
+					return err
+				}
+			}
 			bw := bufio.NewWriterSize(a.stdout, 64<<10)
 			enc := json.NewEncoder(bw)
 			n, gone := 0, 0

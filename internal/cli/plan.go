@@ -10,6 +10,9 @@ import (
 	"github.com/strata-crawler/strata/frequency"
 )
 
+// maxBudget is the largest budget of pages per run, the range of optimizer.budget.
+const maxBudget = 1_000_000_000
+
 func newPlanCmd(a *app) *cobra.Command {
 	var asJSON bool
 	var budget int
@@ -27,7 +30,10 @@ is the allocation the pages' current fr_max values make (their harmonic mean per
 the same staleness, so policies can be compared on one scale. It changes nothing.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			db, err := a.openStore(cmd.Context())
+			if cmd.Flags().Changed("budget") && (budget < 1 || budget > maxBudget) {
+				return usagef("plan: --budget %d: pages per run must be between 1 and %d", budget, maxBudget)
+			}
+			db, err := a.openRead(cmd.Context())
 			if err != nil {
 				return err
 			}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/strata-crawler/strata/archive"
 	"github.com/strata-crawler/strata/internal/crashpoint"
 	"github.com/strata-crawler/strata/internal/runlock"
 )
@@ -28,16 +29,24 @@ A completed crawl does this by itself when archive.keep is set; --dry-run lists 
 			if a.cfg.Archive.Keep <= 0 {
 				return usagef("prune: archive.keep is not set (0s keeps everything); set it, e.g. keep = \"8760h\"")
 			}
+			if err := a.requireDatabase(); err != nil {
+				return err
+			}
 			lock, err := runlock.Acquire(a.cfg.Database.Path)
 			if err != nil {
 				return err
 			}
 			defer lock.Release()
-			r, err := a.openReader(cmd.Context())
+			db, err := a.openStore(cmd.Context())
 			if err != nil {
 				return err
 			}
-			defer r.Close()
+			defer db.Close()
+			arch, err := archive.Open(a.cfg.Archive.Root)
+			if err != nil {
+				return err
+			}
+			r := &reader{db: db, arch: arch}
 			if !dryRun {
 				if err := finishPrunes(cmd.Context(), r.db, r.arch, a.log); err != nil {
 					return err

@@ -137,7 +137,12 @@ func readURLFile(name string, stdin io.Reader) ([]seedArg, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), urlnorm.MaxLength+1024)
 	for n := 1; sc.Scan(); n++ {
-		line := strings.TrimSpace(sc.Text())
+		line := sc.Text()
+		if n == 1 {
+			// Editors on Windows start UTF-8 files with a byte-order mark; it is not part of the URL.
+			line = strings.TrimPrefix(line, "\uFEFF")
+		}
+		line = strings.TrimSpace(line)
 		if line == "" || strings.HasPrefix(line, "#") {
 			continue
 		}
@@ -156,7 +161,7 @@ func newSeedListCmd(a *app) *cobra.Command {
 		Short: "List the seeds with their level, revisit interval and pages found below them",
 		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			db, err := a.openStore(cmd.Context())
+			db, err := a.openRead(cmd.Context())
 			if err != nil {
 				return err
 			}
@@ -218,7 +223,7 @@ func newSeedRemoveCmd(a *app) *cobra.Command {
 			if err != nil {
 				return fmt.Errorf("seed remove: %w", err)
 			}
-			db, err := a.openStore(cmd.Context())
+			db, err := a.openExisting(cmd.Context())
 			if err != nil {
 				return err
 			}

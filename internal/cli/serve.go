@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"net"
 	"os"
 
@@ -50,10 +49,11 @@ func runServe(ctx context.Context, a *app, addr string, public bool) error {
 	if err := a.setup(); err != nil {
 		return err
 	}
-	db, err := store.OpenReadOnly(ctx, a.cfg.Database.Path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return usagef("serve: no database at %s yet: add seeds and run strata run first", a.cfg.Database.Path)
+	if err := a.requireDatabase(); err != nil {
+		return err
 	}
+	// Not openRead: serve never writes, not even to upgrade an older schema.
+	db, err := store.OpenReadOnly(ctx, a.cfg.Database.Path)
 	if errors.Is(err, store.ErrOldSchema) {
 		return usageError{err}
 	}

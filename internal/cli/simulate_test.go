@@ -58,6 +58,32 @@ func TestSimulate(t *testing.T) {
 	}
 }
 
+// TestSimulateTooLarge asks for simulations that would need more memory than the stated limits
+// allow: each must be refused at once, in one line naming the flag or the product that is too
+// large. Before the limits, these ended in Go's out-of-memory crash after gigabytes.
+func TestSimulateTooLarge(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--pages", "100000000"}, "--pages 100000000: must be between 1 and 2000000"},
+		{[]string{"--days", "1000000000"}, "--days 1000000000: must be between 2"},
+		{[]string{"--pages", "2000000", "--births", "0.01", "--days", "60"}, "more than the 2000000 strata simulates"},
+		{[]string{"--pages", "1000000", "--births", "0", "--days", "3650"}, "page-days"},
+		{[]string{"--pages", "100", "--sites", "1000000000"}, "--sites 1000000000: must be between 1 and --pages"},
+		{[]string{"--pages", "-5"}, "--pages -5"},
+	} {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			var out bytes.Buffer
+			err := cli.Run(t.Context(), append([]string{"simulate"}, tt.args...), &out, io.Discard)
+			if cli.ExitCode(err) != cli.ExitUsage || err == nil || !strings.Contains(err.Error(), tt.want) ||
+				strings.Contains(err.Error(), "\n") || out.Len() > 0 {
+				t.Errorf("err %v (exit %d), want exit 2 and one line containing %q", err, cli.ExitCode(err), tt.want)
+			}
+		})
+	}
+}
+
 func TestSimulateUsageErrors(t *testing.T) {
 	for _, args := range [][]string{
 		{"--budget", "abc"},
@@ -68,6 +94,11 @@ func TestSimulateUsageErrors(t *testing.T) {
 		{"--policies", "lru"},
 		{"--sites", "0"},
 		{"--days", "1"},
+		{"--budget", "inf"},
+		{"--budget", "NaN"},
+		{"--budget", "1e300"},
+		{"--births", "NaN"},
+		{"--deaths", "-Inf"},
 	} {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
 			err := cli.Run(t.Context(), append([]string{"simulate", "--pages", "100", "--sites", "2", "--days", "3"}, args...), io.Discard, io.Discard)

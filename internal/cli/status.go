@@ -20,7 +20,7 @@ func newStatusCmd(a *app) *cobra.Command {
 		Short: "Summarise the URL table and the last runs",
 		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			db, err := a.openStore(cmd.Context())
+			db, err := a.openRead(cmd.Context())
 			if err != nil {
 				return err
 			}

@@ -28,7 +28,10 @@ share of their pages with distinct content, the longest URL and the commonest UR
 filter line to paste into the configuration for each suspect.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			db, err := a.openStore(cmd.Context())
+			if runs < 1 {
+				return usagef("traps: --runs %d: must be 1 or more", runs)
+			}
+			db, err := a.openRead(cmd.Context())
 			if err != nil {
 				return err
 			}

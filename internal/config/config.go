@@ -8,12 +8,14 @@
 package config
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"math"
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -123,6 +125,10 @@ type Config struct {
 	// Filter decides which URLs strata crawls: the [filter] table compiled, or filter.Default().
 	Filter filter.Filter
 
+	// Warnings are one line each about the environment that Load ignored: STRATA_ variables that
+	// name no setting, and settings' variables set to an empty value. The command line logs them.
+	Warnings []string
+
 	sources map[string]string
 }
 
@@ -146,7 +152,8 @@ type field struct {
 	def      any
 	min, max float64 // inclusive range for numbers and durations (in seconds); both 0 means unbounded
 	enum     []string
-	path     bool // a file system path resolved against Config.Dir
+	path     bool               // a file system path resolved against Config.Dir
+	check    func(string) error // further checks of a string value
 	doc      string
 	ptr      func(*Config) any
 }
@@ -173,7 +180,7 @@ var schema = []field{
 	{key: "seed.fr_max", def: 1, min: 1, max: 365,
 		doc: "Default revisit interval of a new seed, in runs (1 = every run). Adapted per page later.",
 		ptr: func(c *Config) any { return &c.Seed.FrMax }},
-	{key: "crawl.user_agent", def: DefaultUserAgent,
+	{key: "crawl.user_agent", def: DefaultUserAgent, check: headerValue,
 		doc: "User-Agent sent with every request. Replace the contact URL so site owners can reach you.",
 		ptr: func(c *Config) any { return &c.Crawl.UserAgent }},
 	{key: "crawl.workers", def: 32, min: 1, max: 1024,
@@ -315,18 +322,24 @@ type FlagBinding struct {
 
 // Options say where Load looks.
 type Options struct {
-	File    string        // --config; "" means $STRATA_CONFIG, else ./strata.toml if it exists, else none
-	Flags   []FlagBinding // flags that override keys when the user set them
-	Getenv  func(string) string
+	File   string        // --config; "" means $STRATA_CONFIG, else ./strata.toml if it exists, else none
+	Flags  []FlagBinding // flags that override keys when the user set them
+	Getenv func(string) string
+	// Environ lists the environment as NAME=value, to find STRATA_ variables that name no setting;
+	// it defaults to os.Environ when Getenv is nil too, and to none otherwise.
+	Environ func() []string
 	WorkDir string // defaults to the process's working directory
 }
 
 // Load builds the effective configuration. Errors about the configuration wrap ErrInvalid and are one
 // line naming the file (or variable or flag), the key and the allowed values.
 func Load(opts Options) (*Config, error) {
-	getenv := opts.Getenv
+	getenv, environ := opts.Getenv, opts.Environ
 	if getenv == nil {
 		getenv = os.Getenv
+		if environ == nil {
+			environ = os.Environ
+		}
 	}
 	wd := opts.WorkDir
 	if wd == "" {
@@ -350,6 +363,9 @@ func Load(opts Options) (*Config, error) {
 	}
 
 	cfg := &Config{Dir: wd, sources: map[string]string{}}
+	if environ != nil {
+		cfg.Warnings = envWarnings(environ())
+	}
 	v := viper.New()
 	v.SetConfigType("toml")
 	for _, f := range schema {
@@ -469,7 +485,9 @@ func readFile(v *viper.Viper, file string) error {
 		}
 		return fmt.Errorf("%w: read %s: %v", ErrInvalid, file, err)
 	}
-	if err := v.ReadConfig(strings.NewReader(string(data))); err != nil {
+	// Editors on Windows start UTF-8 files with a byte-order mark, which TOML parsers refuse.
+	data = bytes.TrimPrefix(data, []byte("\uFEFF"))
+	if err := v.ReadConfig(bytes.NewReader(data)); err != nil {
 		return fmt.Errorf("%w: %s: not valid TOML: %s", ErrInvalid, file, oneLine(err.Error()))
 	}
 	return nil
@@ -530,6 +548,81 @@ func sortedKeys(m map[string]bool) []string {
 	return out
 }
 
+// suiteEnv are the STRATA_ variables (or their prefixes) that strata's own tests and CI read: not
+// settings, and not typos of one.
+var suiteEnv = []string{"STRATA_TEST_", "STRATA_BENCH_", "STRATA_BROWSER_TEST", "STRATA_ARTEFACTS"}
+
+// envWarnings returns a line for each STRATA_ variable in env that Load ignores: one that names no
+// setting (with the nearest that does: a typo must not pass for a setting), and a setting's variable
+// set to the empty value, which leaves the file's or the default value in force.
+func envWarnings(env []string) []string {
+	known := []string{EnvPrefix + "_CONFIG"}
+	for _, f := range schema {
+		known = append(known, envName(f.key))
+	}
+	var out []string
+	for _, kv := range env {
+		name, value, _ := strings.Cut(kv, "=")
+		if !strings.HasPrefix(name, EnvPrefix+"_") || slices.ContainsFunc(suiteEnv, func(p string) bool { return strings.HasPrefix(name, p) }) {
+			continue
+		}
+		switch {
+		case !slices.Contains(known, name):
+			out = append(out, fmt.Sprintf("environment variable %s is not a strata setting and is ignored; did you mean %s?", name, nearest(name, known)))
+		case value == "":
+			out = append(out, fmt.Sprintf("environment variable %s is set but empty, so it is ignored; unset it or give it a value", name))
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// nearest returns the candidate closest to s in edit distance (the first of equals).
+func nearest(s string, candidates []string) string {
+	best, bestD := "", -1
+	for _, c := range candidates {
+		if d := editDistance(s, c); bestD < 0 || d < bestD {
+			best, bestD = c, d
+		}
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance between a and b, in bytes (variable names are ASCII).
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// headerValue refuses what cannot go into an HTTP header: every request would fail before it left
+// (net/http refuses the field), so every host would be skipped and the run still end well.
+func headerValue(s string) error {
+	if strings.TrimSpace(s) == "" {
+		return errors.New("must not be empty: name your crawler and how to reach you")
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 && c != '\t' || c == 0x7f {
+			return fmt.Errorf("%q contains the control character %q (byte %d), which an HTTP header cannot carry", s, c, i+1)
+		}
+	}
+	return nil
+}
+
 func envName(key string) string {
 	return EnvPrefix + "_" + strings.ToUpper(strings.ReplaceAll(key, ".", "_"))
 }
@@ -549,6 +642,11 @@ func (f field) set(c *Config, val any) error {
 		}
 		if f.enum != nil && !contains(f.enum, s) {
 			return fmt.Errorf("%q is not one of %s", s, strings.Join(quoteAll(f.enum), ", "))
+		}
+		if f.check != nil {
+			if err := f.check(s); err != nil {
+				return err
+			}
 		}
 		*p = s
 	case *int:
@@ -573,6 +671,10 @@ func (f field) set(c *Config, val any) error {
 		x, err := toFloat(val)
 		if err != nil {
 			return err
+		}
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			// NaN fails every comparison, so it would pass the range check below.
+			return fmt.Errorf("%v is not a finite number (allowed: %s)", x, f.rangeText())
 		}
 		if err := f.inRange(x, strconv.FormatFloat(x, 'g', -1, 64)); err != nil {
 			return err
@@ -640,7 +742,7 @@ func toInt(val any) (int64, error) {
 	case int64:
 		return x, nil
 	case float64:
-		if x != math.Trunc(x) {
+		if x != math.Trunc(x) || math.IsInf(x, 0) || math.Abs(x) > 1<<53 {
 			return 0, fmt.Errorf("want a whole number, got %v", x)
 		}
 		return int64(x), nil

@@ -153,6 +153,21 @@ func TestLoadErrors(t *testing.T) {
 			[]string{"env STRATA_POLITENESS_DELAY", "politeness.delay", "allowed: 10s to 24h"}},
 		{"env wrong type", "", map[string]string{"STRATA_SEED_LEVEL": "deep"},
 			[]string{"env STRATA_SEED_LEVEL", "seed.level", "whole number"}},
+		{"CR LF in user agent", "[crawl]\nuser_agent = \"strata (+https://lab.example/)\\r\\nX-Injected: 1\"\n", nil,
+			[]string{"crawl.user_agent", "control character '\\r'", "HTTP header"}},
+		{"LF in user agent from env", "", map[string]string{"STRATA_CRAWL_USER_AGENT": "strata\n(+https://lab.example/)"},
+			[]string{"env STRATA_CRAWL_USER_AGENT", "crawl.user_agent", "control character '\\n'"}},
+		{"NUL in user agent", "[crawl]\nuser_agent = \"strata\\u0000\"\n", nil, []string{"crawl.user_agent", "control character"}},
+		{"blank user agent", "[crawl]\nuser_agent = \"  \"\n", nil, []string{"crawl.user_agent", "must not be empty"}},
+		{"NaN delay factor", "[politeness]\ndelay_factor = nan\n", nil, []string{"politeness.delay_factor", "NaN is not a finite number", "allowed: 1 to 100"}},
+		{"NaN from env", "", map[string]string{"STRATA_POLITENESS_DELAY_FACTOR": "NaN"},
+			[]string{"env STRATA_POLITENESS_DELAY_FACTOR", "NaN is not a finite number"}},
+		{"infinite share", "[optimizer]\nnew_share = inf\n", nil, []string{"optimizer.new_share", "+Inf is not a finite number"}},
+		{"NaN step", "[hybrid]\nstep = -nan\n", nil, []string{"hybrid.step", "NaN is not a finite number"}},
+		{"infinite rate from env", "", map[string]string{"STRATA_OPTIMIZER_MAX_RATE": "-Inf"},
+			[]string{"optimizer.max_rate", "-Inf is not a finite number"}},
+		{"infinite whole number", "[crawl]\nworkers = inf\n", nil, []string{"crawl.workers", "whole number"}},
+		{"NaN whole number", "[crawl]\nmax_bytes = nan\n", nil, []string{"crawl.max_bytes", "whole number"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -178,6 +193,42 @@ func TestLoadErrors(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestEnvWarnings checks that a STRATA_ variable naming no setting, and a setting's variable set to
+// the empty value, each get one warning line naming the variable (and, for a typo, the setting meant),
+// while the variables strata's own test suite reads and correct ones get none.
+func TestEnvWarnings(t *testing.T) {
+	env := map[string]string{
+		"STRATA_CRAWL_WORKRS":    "8",
+		"STRATA_POLITENESS_DELY": "20s",
+		"STRATA_SEED_LEVEL":      "",
+		"STRATA_CRAWL_WORKERS":   "4",
+		"STRATA_TEST_MAIN":       "1",
+		"STRATA_BENCH_URLS":      "1000",
+		"STRATA_BROWSER_TEST":    "1",
+		"PATH":                   "/bin",
+	}
+	var environ []string
+	for k, v := range env {
+		environ = append(environ, k+"="+v)
+	}
+	cfg, err := config.Load(config.Options{WorkDir: t.TempDir(), Getenv: func(k string) string { return env[k] },
+		Environ: func() []string { return environ }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"environment variable STRATA_CRAWL_WORKRS is not a strata setting and is ignored; did you mean STRATA_CRAWL_WORKERS?",
+		"environment variable STRATA_POLITENESS_DELY is not a strata setting and is ignored; did you mean STRATA_POLITENESS_DELAY?",
+		"environment variable STRATA_SEED_LEVEL is set but empty, so it is ignored; unset it or give it a value",
+	}
+	if strings.Join(cfg.Warnings, "\n") != strings.Join(want, "\n") {
+		t.Errorf("warnings:\n%s\nwant:\n%s", strings.Join(cfg.Warnings, "\n"), strings.Join(want, "\n"))
+	}
+	if cfg.Crawl.Workers != 4 || cfg.Seed.Level != 2 {
+		t.Errorf("workers %d, level %d: the good variable should apply and the empty one leave the default", cfg.Crawl.Workers, cfg.Seed.Level)
 	}
 }
 

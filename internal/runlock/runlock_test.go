@@ -37,6 +37,61 @@ func TestAcquireRelease(t *testing.T) {
 	l2.Release()
 }
 
+// TestSymlinkedDatabaseSharesTheLock names one database through a symbolic link to the file and
+// through one to its directory: every name must take the same lock.
+func TestSymlinkedDatabaseSharesTheLock(t *testing.T) {
+	dir := t.TempDir()
+	real := filepath.Join(dir, "data", "strata.db")
+	if err := os.MkdirAll(filepath.Dir(real), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(real, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fileLink := filepath.Join(dir, "link.db")
+	dirLink := filepath.Join(dir, "datalink")
+	for old, name := range map[string]string{real: fileLink, filepath.Dir(real): dirLink} {
+		if err := os.Symlink(old, name); err != nil {
+			t.Skipf("symbolic links are not available here: %v", err)
+		}
+	}
+	l, err := runlock.Acquire(real)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Release()
+	for _, name := range []string{fileLink, filepath.Join(dirLink, "strata.db"), filepath.Join(dir, "data", ".", "strata.db")} {
+		other, err := runlock.Acquire(name)
+		if !errors.Is(err, runlock.ErrLocked) {
+			other.Release()
+			t.Errorf("Acquire(%s) while %s is locked: %v, want ErrLocked", name, real, err)
+		}
+	}
+	if got, want := runlock.Path(fileLink), runlock.Path(real); got != want {
+		t.Errorf("Path(%s) = %s, want %s", fileLink, got, want)
+	}
+}
+
+// TestResolveMissingDatabase resolves a database that does not exist yet, in a directory that does
+// not either, below a symlinked directory.
+func TestResolveMissingDatabase(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, "real"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(dir, "real"), filepath.Join(dir, "link")); err != nil {
+		t.Skipf("symbolic links are not available here: %v", err)
+	}
+	realDir, err := filepath.EvalSymlinks(filepath.Join(dir, "real"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := runlock.Resolve(filepath.Join(dir, "link", "new", "strata.db"))
+	if want := filepath.Join(realDir, "new", "strata.db"); got != want {
+		t.Errorf("Resolve = %s, want %s", got, want)
+	}
+}
+
 // TestKilledHolderLeavesNoStaleLock holds the lock in a child process, kills it with SIGKILL, and
 // checks that the lock is free at once.
 func TestKilledHolderLeavesNoStaleLock(t *testing.T) {

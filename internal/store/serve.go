@@ -5,74 +5,9 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"net/url"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
 )
-
-// ErrOldSchema means the database was written by an older strata and needs a migration that a
-// read-only opener may not run.
-var ErrOldSchema = errors.New("database schema is older than this strata")
-
-// OpenReadOnly opens an existing database for reading only, for strata serve. It never creates the
-// file, never migrates and never writes: the connection is opened with mode=ro and query_only, so
-// it can run beside a crawl that holds the run lock and writes in WAL mode (WAL readers see the
-// last committed state and never block the writer). A database whose schema differs from this
-// binary's is refused with ErrNewerSchema or ErrOldSchema.
-func OpenReadOnly(ctx context.Context, path string) (*DB, error) {
-	st, err := os.Stat(path)
-	if err != nil {
-		return nil, fmt.Errorf("database %s: %w", path, err)
-	}
-	if st.Size() == 0 && !st.IsDir() {
-		return nil, fmt.Errorf("database %s: %w (the file is empty)", path, ErrNotDatabase)
-	}
-	if err := checkHeader(path); err != nil {
-		return nil, err
-	}
-	sdb, err := sql.Open("sqlite", readOnlyDSN(path))
-	if err != nil {
-		return nil, fmt.Errorf("database %s: %w", path, err)
-	}
-	keepConns(sdb)
-	db := &DB{sql: sdb, path: path, now: time.Now}
-	var current int
-	if err := sdb.QueryRowContext(ctx, "PRAGMA user_version").Scan(&current); err != nil {
-		sdb.Close()
-		if strings.Contains(err.Error(), "not a database") {
-			return nil, fmt.Errorf("database %s: %w", path, ErrNotDatabase)
-		}
-		return nil, fmt.Errorf("database %s: read schema version: %w", path, err)
-	}
-	want := SchemaVersion()
-	switch {
-	case current > want:
-		sdb.Close()
-		return nil, fmt.Errorf("database %s: %w (schema version %d, this strata knows up to %d): upgrade strata",
-			path, ErrNewerSchema, current, want)
-	case current < want:
-		sdb.Close()
-		return nil, fmt.Errorf("database %s: %w (schema version %d, this strata writes %d): run any other strata command, "+
-			"such as strata status, once to upgrade it", path, ErrOldSchema, current, want)
-	}
-	return db, nil
-}
-
-func readOnlyDSN(path string) string {
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		abs = path
-	}
-	u := url.URL{Scheme: "file", Path: filepath.ToSlash(abs), OmitHost: true}
-	q := url.Values{}
-	q.Set("mode", "ro") // SQLite's own: the file is opened read-only and never created
-	q.Add("_pragma", "busy_timeout(5000)")
-	q.Add("_pragma", "query_only(1)") // belt and braces: any write statement fails
-	u.RawQuery = q.Encode()
-	return u.String()
-}
 
 // Runs returns up to limit runs with ids below before (0: from the newest), the newest first.
 func (db *DB) Runs(ctx context.Context, before int64, limit int) ([]Run, error) {

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -241,5 +242,80 @@ func TestChangesAndSearch(t *testing.T) {
 	pre, err = db.URLsWithPrefix(ctx, "https://b.example/", pre[1].URL, 5)
 	if err != nil || len(pre) != 2 || pre[0].URL != "https://b.example/p06" {
 		t.Errorf("URLsWithPrefix after p03 = %v, %v", pre, err)
+	}
+}
+
+// TestOpenReadOnlyWithoutWriteAccess reads a database in a directory the user may not write to,
+// as on a read-only disk: SQLite cannot create the -shm index a WAL reader needs, so the database
+// is opened immutable, and nothing is created beside it. Root ignores file modes: as root, package
+// main's TestReadOnlyDatabase runs the same case as the user nobody.
+func TestOpenReadOnlyWithoutWriteAccess(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("running as root, whom file modes do not stop; TestReadOnlyDatabase in package main covers this as nobody")
+	}
+	dir := filepath.Join(t.TempDir(), "ro")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "s.db")
+	w := mustOpen(t, path, store.Options{})
+	if _, err := w.BeginRun(t.Context(), time.Now(), 0); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	os.Chmod(path, 0o444)
+	os.Chmod(dir, 0o555)
+	t.Cleanup(func() { os.Chmod(dir, 0o755) })
+	if f, err := os.Create(filepath.Join(dir, "probe")); err == nil {
+		f.Close()
+		t.Skip("this file system ignores file modes")
+	}
+	ro, err := store.OpenReadOnly(t.Context(), path)
+	if err != nil {
+		t.Fatalf("OpenReadOnly in a read-only directory: %v", err)
+	}
+	runs, err := ro.Runs(t.Context(), 0, 10)
+	ro.Close()
+	if err != nil || len(runs) != 1 {
+		t.Errorf("read: %d runs, %v; want 1", len(runs), err)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("reading created files: %v", entries)
+	}
+	if _, err := store.Open(t.Context(), path, store.Options{}); !errors.Is(err, store.ErrReadOnly) || strings.Count(err.Error(), "\n") > 0 {
+		t.Errorf("Open for writing in a read-only directory: %v, want one line wrapping ErrReadOnly", err)
+	}
+
+	// A write-ahead log with changes not yet in the database, left by a writer that was killed,
+	// in a directory that is read-only now: immutable would not see them, so it is an error that
+	// says what to do.
+	pending := filepath.Join(t.TempDir(), "pending")
+	if err := os.Mkdir(pending, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	w = mustOpen(t, filepath.Join(pending, "s.db"), store.Options{})
+	if _, err := w.BeginRun(t.Context(), time.Now(), 0); err != nil {
+		t.Fatal(err)
+	}
+	frozen := filepath.Join(t.TempDir(), "frozen")
+	if err := os.Mkdir(frozen, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"s.db", "s.db-wal"} { // copied while the writer holds them: no checkpoint
+		b, err := os.ReadFile(filepath.Join(pending, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(frozen, name), b, 0o444); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.Close()
+	os.Chmod(frozen, 0o555)
+	t.Cleanup(func() { os.Chmod(frozen, 0o755) })
+	_, err = store.OpenReadOnly(t.Context(), filepath.Join(frozen, "s.db"))
+	if !errors.Is(err, store.ErrUnreadable) || !strings.Contains(err.Error(), "s.db-wal holds changes not yet in the database") ||
+		strings.Count(err.Error(), "\n") > 0 {
+		t.Errorf("OpenReadOnly with a pending WAL in a read-only directory: %v", err)
 	}
 }

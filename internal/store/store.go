@@ -39,6 +39,9 @@ var (
 	ErrNewerSchema = errors.New("database schema is newer than this strata")
 	// ErrNotFound means the requested row does not exist.
 	ErrNotFound = errors.New("not found")
+	// ErrReadOnly means the database must be written and cannot be: a read-only file, directory or
+	// file system.
+	ErrReadOnly = errors.New("read-only")
 )
 
 func init() {
@@ -123,6 +126,10 @@ type Options struct {
 var sqliteHeader = []byte("SQLite format 3\x00")
 
 // Open opens or creates the database at path and brings its schema up to date.
+//
+// A new database is built under a temporary name beside path and linked into place only when its
+// whole schema is in, so a reader (strata status, sqlite3, Datasette) that opens path while a first
+// run is starting finds either no file or a complete schema, never a half-created one.
 func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	if err := checkHeader(path); err != nil {
 		return nil, err
@@ -130,20 +137,113 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, fmt.Errorf("database %s: %w", path, err)
 	}
+	if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
+		if err := create(ctx, path, opts); err != nil {
+			return nil, err
+		}
+	}
+	return open(ctx, path, path, opts)
+}
+
+// open opens the database file at path (named name in errors) and migrates it.
+func open(ctx context.Context, path, name string, opts Options) (*DB, error) {
 	sdb, err := sql.Open("sqlite", dsn(path))
 	if err != nil {
-		return nil, fmt.Errorf("database %s: %w", path, err)
+		return nil, fmt.Errorf("database %s: %w", name, err)
 	}
 	keepConns(sdb)
-	db := &DB{sql: sdb, path: path, now: opts.Now}
+	db := &DB{sql: sdb, path: name, now: opts.Now}
 	if db.now == nil {
 		db.now = time.Now
 	}
 	if err := db.init(ctx, opts.MaxVersion); err != nil {
 		sdb.Close()
-		return nil, err
+		return nil, writeError(name, err)
 	}
 	return db, nil
+}
+
+// create builds a new database at path: in a temporary file in the same directory, with every
+// migration applied and the write-ahead log folded in, then hard-linked to path, which fails if
+// another process created path meanwhile (its database is then used). Where the file system has no
+// hard links, the database is created in place, as SQLite would.
+func create(ctx context.Context, path string, opts Options) error {
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".new-*")
+	if err != nil {
+		return writeError(path, fmt.Errorf("create: %w", err))
+	}
+	tmp := f.Name()
+	f.Close()
+	defer func() {
+		for _, suffix := range []string{"", "-wal", "-shm", "-journal"} {
+			os.Remove(tmp + suffix)
+		}
+	}()
+	db, err := open(ctx, tmp, path, opts)
+	if err != nil {
+		return err
+	}
+	if _, err := db.sql.ExecContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)"); err != nil {
+		db.Close()
+		return fmt.Errorf("database %s: create: %w", path, err)
+	}
+	if err := db.Close(); err != nil {
+		return fmt.Errorf("database %s: create: %w", path, err)
+	}
+	if hasPendingWAL(tmp) {
+		// Closing the last connection folds the log into the file; if it did not, linking the file
+		// alone would lose the schema's last pages.
+		return fmt.Errorf("database %s: create: the new database's write-ahead log was not folded in", path)
+	}
+	if err := syncFile(tmp); err != nil {
+		return fmt.Errorf("database %s: create: %w", path, err)
+	}
+	switch err := os.Link(tmp, path); {
+	case err == nil:
+		syncDir(dir)
+	case errors.Is(err, fs.ErrExist):
+		// Another process created it first: use theirs.
+	default:
+		// No hard links here (some network and FAT file systems): create it in place, as before.
+	}
+	return nil
+}
+
+func syncFile(path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// syncDir makes a new directory entry durable; where directories cannot be synced (Windows), the
+// entry is durable once the file system says so, and there is nothing more to do.
+func syncDir(dir string) {
+	if d, err := os.Open(dir); err == nil {
+		d.Sync()
+		d.Close()
+	}
+}
+
+// writeError turns SQLite's codes for a database it may not write into one line that says why.
+func writeError(path string, err error) error {
+	if errors.Is(err, ErrNotDatabase) || errors.Is(err, ErrNewerSchema) {
+		return err
+	}
+	if sqliteCode(err) == sqliteReadOnly || errors.Is(err, fs.ErrPermission) || isReadOnlyFS(err) {
+		return fmt.Errorf("database %s: %w here (the file, its directory or the disk may not be written), and this command writes to it; "+
+			"status, history, show and serve only read it and work", path, ErrReadOnly)
+	}
+	if !strings.Contains(err.Error(), path) {
+		return fmt.Errorf("database %s: %w", path, err)
+	}
+	return err
 }
 
 // idleConns is how many connections the pool keeps open between uses. database/sql keeps two by
@@ -237,6 +337,16 @@ func (db *DB) apply(ctx context.Context, m migration) error {
 		return fmt.Errorf("database %s: migration %s: %w", db.path, m.name, err)
 	}
 	defer tx.Rollback()
+	// Another process may have applied it since init read the version: two strata commands started
+	// at once on an older database both migrate it. The transaction is immediate, so this read and
+	// the migration are one step.
+	var current int
+	if err := tx.QueryRowContext(ctx, "PRAGMA user_version").Scan(&current); err != nil {
+		return fmt.Errorf("database %s: migration %s: %w", db.path, m.name, err)
+	}
+	if current >= m.version {
+		return nil
+	}
 	if _, err := tx.ExecContext(ctx, m.sql); err != nil {
 		return fmt.Errorf("database %s: migration %s: %w", db.path, m.name, err)
 	}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -249,5 +250,50 @@ func TestStatusAndRuns(t *testing.T) {
 	}
 	if err := db.FinishRun(ctx, store.Run{ID: 99, Status: "completed"}); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("FinishRun of a missing run: %v, want ErrNotFound", err)
+	}
+}
+
+// TestOpenConcurrently opens one database from several connections pools at once, as two strata
+// commands started together do: new, then at an older schema. Every open must succeed with the whole
+// schema, each migration applied once, and no temporary file left behind.
+func TestOpenConcurrently(t *testing.T) {
+	for _, older := range []int{0, 3} {
+		t.Run(fmt.Sprintf("from version %d", older), func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, "strata.db")
+			if older > 0 {
+				mustOpen(t, path, store.Options{MaxVersion: older}).Close()
+			}
+			const n = 4
+			errs := make(chan error, n)
+			var start sync.WaitGroup
+			start.Add(1)
+			for range n {
+				go func() {
+					start.Wait()
+					db, err := store.Open(t.Context(), path, store.Options{})
+					if err == nil {
+						var v int
+						if v, err = db.Version(t.Context()); err == nil && v != store.SchemaVersion() {
+							err = fmt.Errorf("schema version %d, want %d", v, store.SchemaVersion())
+						}
+						db.Close()
+					}
+					errs <- err
+				}()
+			}
+			start.Done()
+			for range n {
+				if err := <-errs; err != nil {
+					t.Error(err)
+				}
+			}
+			entries, _ := os.ReadDir(dir)
+			for _, e := range entries {
+				if strings.Contains(e.Name(), ".new-") {
+					t.Errorf("temporary file left behind: %s", e.Name())
+				}
+			}
+		})
 	}
 }
