@@ -2,16 +2,16 @@ package frequency
 
 // Budgeted and sampling policies: the building blocks.
 //
-// Besides the [Bouras] rule, this package provides the pure pieces of two further policies, to be
-// wired into the crawler later:
+// Besides the [Bouras] rule, this package provides the pure pieces of two further policies:
 //
 //   - an "optimal" policy after Edwards, McCurley and Tomlin (WebFountain, papers README file 000) and
 //     Wolf, Squillante, Yu, Sethuraman and Ozsen (file 004): every page's change rate is estimated
 //     from its history ([Estimator], Cho's estimator generalised to irregular intervals, as used by
-//     Ghodsi et al., file 001), pages are grouped into at most 256 log-spaced change-rate buckets
-//     ([Buckets], one byte per page), the crawls of a period of T runs are shared out between the
-//     buckets by Fox's greedy algorithm on Wolf's staleness A(x) ([Staleness], [Allocate]), and the
-//     crawls of a bucket are spread evenly over the period ([Spread], [CrawlRuns], [FrMaxFor]);
+//     Ghodsi et al., file 001, or a [RateMix] fitted to the population), pages are grouped into at
+//     most 256 log-spaced change-rate buckets ([Buckets], one byte per page), the budget of crawls
+//     per run is shared out between the buckets as revisit intervals by Fox's greedy algorithm on
+//     Wolf's staleness ([Staleness], [AllocateIntervals], [MakePlan]), and each page gets a fixed
+//     phase within its interval ([Phase]);
 //   - a "hybrid" policy after Ghodsi et al.: sites without history are sampled, with the probability of
 //     sampling another batch given by [SampleMore] (with the papers README's erratum).
 //

@@ -7,8 +7,8 @@ import (
 )
 
 // From page histories to revisit intervals: estimate each page's change rate, put it in a bucket,
-// share a budget of crawls out between the buckets, and turn crawls per period into fr_max.
-func ExampleAllocate() {
+// and share a budget of crawls per run out between the buckets as revisit intervals.
+func ExampleMakePlan() {
 	histories := map[string][]frequency.Interval{
 		"news":    {{1, true}, {1, true}, {1, false}, {1, true}, {1, true}, {1, true}},
 		"blog":    {{2, false}, {3, true}, {2, false}, {5, true}, {3, false}},
@@ -23,25 +23,23 @@ func ExampleAllocate() {
 		pages[b] += 1000 // pretend each stands for a thousand similar pages
 		fmt.Printf("%-7s rate %.3f/run bucket %d\n", name, rate, b)
 	}
-	var loads []frequency.BucketLoad
-	var ids []uint8
+	var groups []frequency.Group
 	for b := range uint8(k.Len()) {
 		if pages[b] > 0 {
-			loads = append(loads, frequency.BucketLoad{Pages: pages[b], Rate: k.Rate(b), Weight: 1})
-			ids = append(ids, b)
+			groups = append(groups, frequency.Group{Bucket: int(b), Pages: pages[b], Rate: k.Rate(b)})
 		}
 	}
-	const T = 7                 // a period of 7 runs
-	budget := float64(1000 * T) // 1000 crawls per run
-	x := frequency.Allocate(loads, budget, 1, T, T)
-	for i, b := range ids {
-		fmt.Printf("bucket %d: %d crawls per %d runs, fr_max %d\n", b, x[i], T, frequency.FrMaxFor(x[i], T))
+	plan := frequency.MakePlan(groups, frequency.PlanConfig{Budget: 1000, Period: 30, MinCrawls: 1, Buckets: k})
+	for _, b := range plan.Buckets {
+		fmt.Printf("bucket %d: every %d runs, staleness %.2f\n", b.Bucket, b.FrMax, b.Staleness)
 	}
+	fmt.Printf("%.0f crawls per run, %.2f of the copies current on average\n", plan.ExpectedPerRun, plan.ExpectedFreshness)
 	// Output:
 	// news    rate 0.943/run bucket 11
 	// blog    rate 0.146/run bucket 8
 	// contact rate 0.027/run bucket 5
-	// bucket 5: 1 crawls per 7 runs, fr_max 7
-	// bucket 8: 2 crawls per 7 runs, fr_max 4
-	// bucket 11: 4 crawls per 7 runs, fr_max 2
+	// bucket 5: every 6 runs, staleness 0.07
+	// bucket 8: every 3 runs, staleness 0.18
+	// bucket 11: every 2 runs, staleness 0.48
+	// 1000 crawls per run, 0.76 of the copies current on average
 }

@@ -6,14 +6,18 @@ import (
 	"testing"
 )
 
+// TestSampleMore checks P(ρ) = (tanh(10 (ρ − ρ0)) + 1) / 2 against values worked out by hand
+// (tanh 1 = 0.76159415595576…, so P(ρ0 ± 0.1) = 0.88079707797788… and 0.11920292202211…), and
+// the properties the paper relies on: a probability, monotone in ρ, ½ at ρ0, symmetric about it.
 func TestSampleMore(t *testing.T) {
 	for _, tt := range []struct {
 		rho, rho0, want, tol float64
 	}{
 		{0.3, 0.3, 0.5, 1e-15},
 		{0, 0, 0.5, 1e-15},
-		{0.4, 0.3, (math.Tanh(1) + 1) / 2, 1e-15}, // 0.881
-		{0.2, 0.3, (1 - math.Tanh(1)) / 2, 1e-15}, // 0.119
+		{0.4, 0.3, 0.8807970779778824, 1e-12},
+		{0.2, 0.3, 0.11920292202211757, 1e-12},
+		{0.35, 0.3, 0.7310585786300049, 1e-12}, // (tanh ½ + 1) / 2 = 1 / (1 + e^−1)
 		{1, 0.3, 1, 1e-6},
 		{0, 0.3, 0, 0.003},
 		{0, 0.6, 0, 1e-5},

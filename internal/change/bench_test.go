@@ -4,7 +4,7 @@ package change
 //
 //	go test ./internal/change/ -run '^$' -bench . -benchmem -count 5
 //
-// MB/s counts the bytes of the text (both texts for LineMagnitude).
+// MB/s counts the bytes of the text.
 
 import (
 	"fmt"
@@ -54,36 +54,5 @@ func BenchmarkMarshal(b *testing.B) {
 	for b.Loop() {
 		buf, _ := d.MarshalBinary()
 		_ = d.UnmarshalBinary(buf)
-	}
-}
-
-// BenchmarkLineMagnitude diffs two 2,000-line texts: 5 % of the lines
-// edited, and two unrelated texts.
-func BenchmarkLineMagnitude(b *testing.B) {
-	s := newSynth(2)
-	lines := make([]string, 2000)
-	for i := range lines {
-		lines[i] = s.sentence()
-	}
-	edited := append([]string(nil), lines...)
-	for i := 0; i < len(edited); i += 20 {
-		edited[i] = s.sentence()
-	}
-	other := make([]string, 2000)
-	for i := range other {
-		other[i] = s.sentence()
-	}
-	a := strings.Join(lines, "\n")
-	for _, c := range []struct{ name, b string }{
-		{"edited5pct", strings.Join(edited, "\n")},
-		{"unrelated", strings.Join(other, "\n")},
-	} {
-		b.Run(c.name, func(b *testing.B) {
-			b.SetBytes(int64(len(a) + len(c.b)))
-			b.ReportAllocs()
-			for b.Loop() {
-				LineMagnitude(a, c.b)
-			}
-		})
 	}
 }

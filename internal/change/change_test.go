@@ -126,8 +126,7 @@ The weather service expects the rain to ease on Saturday night, but has warned o
 			}
 			for _, md := range []int{0, 3} {
 				r := Compare(prev, cur, Options{MinDistance: md})
-				t.Logf("MinDistance %d: %+v (exact magnitude %.3f, line magnitude %.3f)",
-					md, r, exactMagnitude(tc.prev, tc.cur), LineMagnitude(tc.prev, tc.cur))
+				t.Logf("MinDistance %d: %+v (exact magnitude %.3f)", md, r, exactMagnitude(tc.prev, tc.cur))
 				if md == 0 && r.Changed != tc.changed {
 					t.Errorf("Changed = %v, want %v", r.Changed, tc.changed)
 				}

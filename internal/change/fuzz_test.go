@@ -73,21 +73,3 @@ func FuzzUnmarshal(f *testing.F) {
 		}
 	})
 }
-
-// FuzzLineMagnitude compares with the textbook LCS.
-func FuzzLineMagnitude(f *testing.F) {
-	f.Add("a\nb\nc", "a\nc\nd")
-	f.Add("", "x")
-	f.Fuzz(func(t *testing.T, a, b string) {
-		if len(a) > 2000 || len(b) > 2000 {
-			return
-		}
-		got := LineMagnitude(a, b)
-		if want := refLineMagnitude(a, b); !near(got, want) {
-			t.Fatalf("got %v, want %v", got, want)
-		}
-		if got != LineMagnitude(b, a) {
-			t.Fatal("not symmetric")
-		}
-	})
-}

@@ -27,20 +27,11 @@
 // we last fetched the page, never with our own clock, and says when it cannot tell. [Stamp] keeps
 // the uncertainty of the written form (a date alone names a whole day somewhere on Earth).
 //
-// # Trust and priority
+// # Trust
 //
 // [Trust] counts, per host, how often a hint agreed with what the next fetch observed, and says when
 // a host's "not modified" hints may be acted upon. [ChangeFreq.FrMax] turns a changefreq into a first
-// revisit interval. [Unknown] and [Known] are Xu's priority scores (equations 5 and 4), the cost of
-// leaving a page stale, used to order due pages when a run cannot fetch them all.
-//
-// The scores are the paper's "negative impact" (section 4.2): the area of accesses that hit the stale
-// copy over time. Time is measured in hours; scores only order pages against each other, so the unit
-// does not matter as long as a run uses one. The paper then divides by the total number of accesses, a
-// factor common to a run that does not change the order, so these functions do not. The weight stands
-// for the paper's N_{t_now}, the accesses since the last crawl: an archive has no access log, so
-// strata's weight is the page's importance (the user's seed priority, its in-link count). Table 1 of
-// the paper swaps the equation numbers; the text's numbering is used here. The super-user score
-// (equations 6 and 7) needs announced future updates with probabilities, which sitemaps and feeds do
-// not carry, so it is not implemented.
+// revisit interval. How a hint weighs in a run that cannot fetch everything due — a page the site
+// says changed since our fetch is certainly stale — is the crawler's choice (frequency.StaleValue);
+// docs/fidelity.md says where that departs from Xu et al.'s priority scores.
 package hints
