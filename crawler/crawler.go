@@ -322,6 +322,17 @@ type Stats struct {
 	ExpectedChanges            float64
 }
 
+// Fill copies the stage's counts into the run's record.
+func (st *Stats) Fill(r *store.Run) {
+	r.Fetched, r.Changed, r.Unchanged, r.NotModified = st.Fetched, st.Changed, st.Unchanged+st.New, st.NotModified
+	r.Errors, r.Blocked, r.NewURLs, r.Bytes, r.CrawlTime = st.Errors, st.Blocked, st.NewURLs, st.Bytes, st.Elapsed
+	r.NotFound, r.Gone = st.NotFound, st.Gone
+	r.SkippedFr, r.SkippedSelective = st.SkippedFr, st.SkippedSelective
+	r.Hubs, r.HubsReentered, r.TrapEvents = st.Hubs, st.Forced, st.TrapEvents
+	r.Budget, r.NewFetched, r.KnownFetched = st.Budget, st.NewFetched, st.KnownFetched
+	r.Estimated, r.ExpectedChanges, r.ObservedChanges = st.Estimated, st.ExpectedChanges, st.ObservedChanges
+}
+
 // Run identifies the run a stage belongs to.
 type Run struct {
 	ID    int64

@@ -286,7 +286,13 @@ func (c *Cycle) Recalc(ctx context.Context, run int64) (*RecalcStats, error) {
 		return rs, nil
 	}
 	start := time.Now()
-	plan, err := c.crawler.Optimize(ctx, c.db, Run{ID: run}, c.policy.Plan, c.policy.Weighted)
+	cfg := c.policy.Plan
+	newPerRun, err := c.newPerRun(ctx)
+	if err != nil {
+		return rs, err
+	}
+	cfg.Budget = max(cfg.Budget-newPerRun, 1)
+	plan, err := c.crawler.Optimize(ctx, c.db, Run{ID: run}, cfg, c.policy.Weighted)
 	if err != nil {
 		return rs, err
 	}
@@ -294,6 +300,28 @@ func (c *Cycle) Recalc(ctx context.Context, run int64) (*RecalcStats, error) {
 	c.log.Info("optimal plan applied", "buckets", len(plan.Buckets), "expected_per_run", fmt.Sprintf("%.1f", plan.ExpectedPerRun),
 		"budget", plan.Budget, "expected_freshness", fmt.Sprintf("%.3f", plan.ExpectedFreshness))
 	return rs, nil
+}
+
+// newPerRun is how many of a run's fetches never-fetched pages are expected to take: the mean of
+// the last three finished runs, at most what the new pages' share of the budget allows them ahead of
+// the known ones. The plan shares out what is left: the known pages' budget. A crawl that is still
+// discovering its sites thus plans few revisits, and a settled one plans with nearly all of it.
+func (c *Cycle) newPerRun(ctx context.Context) (int, error) {
+	runs, err := c.db.RecentRuns(ctx, 4)
+	if err != nil {
+		return 0, err
+	}
+	sum, n := 0, 0
+	for _, r := range runs {
+		if !r.EndedAt.IsZero() && r.Budget > 0 && n < 3 {
+			sum, n = sum+r.NewFetched, n+1
+		}
+	}
+	if n == 0 {
+		return 0, nil
+	}
+	share := c.crawler.cfg.NewShare
+	return min(sum/n, int(math.Ceil(share*float64(c.policy.Plan.Budget)))), nil
 }
 
 // ratePriorModel names the optimal policy's change-rate prior in the models table.
@@ -326,7 +354,11 @@ func (c *Cycle) ratePrior(ctx context.Context) (*Rates, error) {
 	for _, l := range loads {
 		pages += l.Pages
 	}
-	interval := float64(max(pages, 1)) / float64(max(c.policy.Plan.Budget, 1))
+	newPerRun, err := c.newPerRun(ctx)
+	if err != nil {
+		return nil, err
+	}
+	interval := float64(max(pages, 1)) / float64(max(c.policy.Plan.Budget-newPerRun, 1))
 	return &Rates{Mix: &mix, Interval: max(interval, 1)}, nil
 }
 

@@ -124,8 +124,13 @@ func TestWeightedObjectiveFavoursImportantPages(t *testing.T) {
 		t.Fatal(err)
 	}
 	buckets := frequency.Buckets{}
+	id, _ := db.BeginRun(ctx, time.Now(), 0)
 	var rates []store.FrMaxUpdate
 	for i := range pages {
+		// Crawled once, as the plan counts only pages it can revisit.
+		if err := db.RecordFetch(ctx, store.FetchRecord{URLID: int64(i + 1), RunID: id, FetchedAt: time.Now(), Status: 200, NextFr: 1}); err != nil {
+			t.Fatal(err)
+		}
 		rates = append(rates, store.FrMaxUpdate{URLID: int64(i + 1), FrMax: 1, Rate: 0.2, Bucket: buckets.Of(0.2)})
 	}
 	if err := db.SetFrMax(ctx, rates); err != nil {
@@ -133,7 +138,6 @@ func TestWeightedObjectiveFavoursImportantPages(t *testing.T) {
 	}
 	c := crawler.New(db, nil, nil, nil, crawler.Config{})
 	cfg := frequency.PlanConfig{Budget: 10, Period: 10, MinCrawls: 1, Buckets: buckets}
-	id, _ := db.BeginRun(ctx, time.Now(), 0)
 	for _, tc := range []struct {
 		weighted bool
 		groups   int

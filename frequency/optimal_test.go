@@ -190,3 +190,43 @@ func TestMakePlanLoadWithinBudget(t *testing.T) {
 		}
 	}
 }
+
+// TestMakePlanFloorBends is issue 17's leak: 5,550 pages, a floor of one crawl per 30 runs (185 a
+// run) against a budget of 48, which made the plan give every page the floor and nothing else. The
+// floor is lowered until it takes at most half of the budget, the plan stays within the budget and
+// uses it, and it does at least as well as revisiting every page uniformly at the same budget. (Here
+// the optimum keeps the 5,000 near-static pages fresh and gives up on the pages that change faster
+// than 48 crawls a run can follow, as Cho and Wolf found it should.) With no floor at all
+// (min_crawls 0) the plan may leave a page a year.
+func TestMakePlanFloorBends(t *testing.T) {
+	k := Buckets{}
+	groups := []Group{
+		{Bucket: int(k.Of(0.002)), Pages: 5000, Rate: 0.002}, // near-static
+		{Bucket: int(k.Of(0.1)), Pages: 400, Rate: 0.1},      // changes every ten runs
+		{Bucket: int(k.Of(0.5)), Pages: 150, Rate: 0.5},      // every other run
+	}
+	for _, minCrawls := range []int{1, 0} {
+		p := MakePlan(groups, PlanConfig{Budget: 48, Period: 30, MinCrawls: minCrawls, Buckets: k})
+		if p.ExpectedPerRun > 48+1e-9 || p.ExpectedPerRun < 0.9*48 {
+			t.Errorf("min_crawls %d: the plan crawls %.1f pages a run, want (90%%, 100%%] of 48", minCrawls, p.ExpectedPerRun)
+		}
+		static, mid, fast := p.Buckets[0], p.Buckets[1], p.Buckets[2]
+		uniform := 0.0 // every page every 5550/48 runs
+		for _, g := range groups {
+			uniform += float64(g.Pages) * (1 - Staleness(g.Rate, 5550.0/48, 0)) / 5550
+		}
+		if p.ExpectedFreshness < uniform {
+			t.Errorf("min_crawls %d: expected freshness %.4f, below uniform revisiting's %.4f", minCrawls, p.ExpectedFreshness, uniform)
+		}
+		floorLoad := float64(5550) / float64(p.FrMaxHi)
+		if minCrawls == 1 && (floorLoad > 0.5*48+1e-9 || p.FrMaxHi <= 30) {
+			t.Errorf("min_crawls 1: the longest interval is %d runs (floor load %.1f a run); want it past 30, the floor at most half of 48",
+				p.FrMaxHi, floorLoad)
+		}
+		if minCrawls == 0 && p.FrMaxHi != MaxInterval {
+			t.Errorf("min_crawls 0: the longest interval is %d runs, want %d", p.FrMaxHi, MaxInterval)
+		}
+		t.Logf("min_crawls %d: intervals %d / %d / %d runs, %.1f crawls a run, expected freshness %.3f", minCrawls,
+			static.FrMax, mid.FrMax, fast.FrMax, p.ExpectedPerRun, p.ExpectedFreshness)
+	}
+}

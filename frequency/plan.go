@@ -18,8 +18,11 @@ type Group struct {
 // PlanConfig sets the budgeted policy: Budget pages per run on average, over a period of Period
 // runs, every page crawled between MinCrawls and MaxCrawls times per period.
 type PlanConfig struct {
-	Budget    int
-	Period    int
+	Budget int
+	Period int
+	// MinCrawls is the floor: every page at least this many crawls per period (WebFountain's
+	// compromise: nothing starved). 0 means no floor: a page may wait up to MaxInterval runs. A floor
+	// that cannot fit the budget is lowered until it takes at most half of it (see MakePlan).
 	MinCrawls int
 	MaxCrawls int // 0 = Period
 	Buckets   Buckets
@@ -33,6 +36,7 @@ type Plan struct {
 	Buckets           []PlanBucket
 	Pages             int
 	ExpectedPerRun    float64 // crawls per run the plan implies: Σ pages / fr_max
+	FrMaxHi           int     // the longest interval the plan could give: the floor, after bending to the budget
 	ExpectedFreshness float64 // time-average share of pages whose stored copy is current (1 − mean staleness)
 }
 
@@ -49,6 +53,14 @@ type PlanBucket struct {
 	Staleness      float64 // expected time-average staleness of a page of this bucket
 }
 
+// MaxInterval is the longest revisit interval a plan gives, in runs: a year of daily runs, when
+// MinCrawls is 0 or the floor had to be lowered.
+const MaxInterval = 365
+
+// floorShare is the largest share of the budget the floor may take: the rest is what the plan
+// shares out by the pages' rates.
+const floorShare = 0.5
+
 // MakePlan shares Budget crawls per run out between the buckets with Fox's greedy, minimising the
 // pages' total (weighted) time-average staleness (Wolf et al.'s A for a Poisson process of the
 // bucket's rate), as WebFountain does per bucket. The decision is each bucket's revisit interval, a
@@ -56,6 +68,12 @@ type PlanBucket struct {
 // what strata's fr_max can realise, so the plan's load Σ pages/fr_max is exact and stays within the
 // budget. Crawls is then the rounded number of crawls per period, Period/FrMax. Pages without an
 // estimate are assumed to change at the mean estimated rate.
+//
+// The floor bends to the budget. Crawling every page MinCrawls times a period may need more than the
+// budget (5,550 pages, one crawl each per 30 runs, is 185 crawls a run against a budget of 48); the
+// plan then gave every page the floor and nothing else, a daily-changing page included. Now the
+// longest interval is raised until the floor takes at most half of the budget (at most MaxInterval),
+// and the other half goes where the rates say.
 func MakePlan(groups []Group, cfg PlanConfig) *Plan {
 	if cfg.MaxCrawls <= 0 || cfg.MaxCrawls > cfg.Period {
 		cfg.MaxCrawls = cfg.Period
@@ -63,7 +81,16 @@ func MakePlan(groups []Group, cfg PlanConfig) *Plan {
 	p, fl := planBuckets(groups, cfg)
 	period := max(cfg.Period, 1)
 	fLo := (period + cfg.MaxCrawls - 1) / max(cfg.MaxCrawls, 1) // ⌈T / max⌉: at most MaxCrawls a period
-	fHi := period / max(cfg.MinCrawls, 1)                       // ⌊T / min⌋: at least MinCrawls a period
+	fHi := MaxInterval                                          // no floor
+	if cfg.MinCrawls > 0 {
+		fHi = max(period/cfg.MinCrawls, 1) // ⌊T / min⌋: at least MinCrawls a period
+	}
+	if cfg.Budget > 0 {
+		need := int(math.Ceil(float64(p.Pages) / (floorShare * float64(cfg.Budget)))) // the floor's load is floorShare · budget
+		fHi = max(fHi, min(need, MaxInterval))
+	}
+	fHi = max(fHi, fLo)
+	p.FrMaxHi = fHi
 	f := AllocateIntervals(fl, float64(cfg.Budget), fLo, fHi)
 	stale := 0.0
 	for i := range p.Buckets {

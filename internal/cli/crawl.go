@@ -177,14 +177,7 @@ func (s *session) crawl(ctx context.Context, cron bool, only []int64) (*crawlRes
 		res.run.Status = "failed"
 	}
 	if st != nil {
-		r := &res.run
-		r.Fetched, r.Changed, r.Unchanged, r.NotModified = st.Fetched, st.Changed, st.Unchanged+st.New, st.NotModified
-		r.Errors, r.Blocked, r.NewURLs, r.Bytes, r.CrawlTime = st.Errors, st.Blocked, st.NewURLs, st.Bytes, st.Elapsed
-		r.NotFound, r.Gone = st.NotFound, st.Gone
-		r.SkippedFr, r.SkippedSelective = st.SkippedFr, st.SkippedSelective
-		r.Hubs, r.HubsReentered, r.TrapEvents = st.Hubs, st.Forced, st.TrapEvents
-		r.Budget, r.NewFetched, r.KnownFetched = st.Budget, st.NewFetched, st.KnownFetched
-		r.Estimated, r.ExpectedChanges, r.ObservedChanges = st.Estimated, st.ExpectedChanges, st.ObservedChanges
+		st.Fill(&res.run)
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 		fetched, left, err := s.db.Reach(rctx, runID, only)
 		cancel()

@@ -240,13 +240,16 @@ func crawl(ctx context.Context, w *Web, srv *Server, cfg Config, p setup) error 
 		if err != nil {
 			return err
 		}
-		if _, err := cyc.Crawl(ctx, crawler.Run{ID: run, Start: now}); err != nil {
+		st, err := cyc.Crawl(ctx, crawler.Run{ID: run, Start: now})
+		if err != nil {
 			return fmt.Errorf("day %d: %w", d, err)
 		}
 		if _, _, err := cyc.After(ctx, run); err != nil {
 			return fmt.Errorf("day %d: %w", d, err)
 		}
-		if err := db.FinishRun(ctx, store.Run{ID: run, EndedAt: now, Status: "completed"}); err != nil {
+		rec := store.Run{ID: run, EndedAt: now, Status: "completed"}
+		st.Fill(&rec)
+		if err := db.FinishRun(ctx, rec); err != nil {
 			return err
 		}
 	}

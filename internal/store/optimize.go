@@ -18,8 +18,10 @@ type BucketLoad struct {
 	PerRun float64 // Σ 1/fr_max over its pages: the crawls per run their current intervals give
 }
 
-// BucketLoads counts the active pages per change-rate bucket; pages without an estimate yet form a
-// bucket of their own, -1. With weighted, the pages of a bucket are split further by weight class.
+// BucketLoads counts the active pages fetched at least once per change-rate bucket; those without an
+// estimate yet form a bucket of their own, -1. Pages never fetched are not counted: they are the
+// budget's new pages, fetched first, not pages to plan revisits of. With weighted, the pages of a
+// bucket are split further by weight class.
 func (db *DB) BucketLoads(ctx context.Context, weighted bool) ([]BucketLoad, error) {
 	class := "0"
 	if weighted {
@@ -27,7 +29,7 @@ func (db *DB) BucketLoads(ctx context.Context, weighted bool) ([]BucketLoad, err
 	}
 	rows, err := db.sql.QueryContext(ctx, `SELECT CASE WHEN change_rate IS NULL THEN -1 ELSE rate_bucket END AS b,
 		`+class+` AS c, count(*), coalesce(avg(change_rate), 0), avg(weight), sum(1.0 / fr_max)
-		FROM urls WHERE state = 'active' GROUP BY b, c ORDER BY b, c`)
+		FROM urls WHERE state = 'active' AND date IS NOT NULL GROUP BY b, c ORDER BY b, c`)
 	if err != nil {
 		return nil, fmt.Errorf("bucket loads: %w", err)
 	}

@@ -43,6 +43,11 @@ func TestUpdateWeights(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	for id := int64(1); id <= 4; id++ { // fetched once: the plan counts only pages it can revisit
+		if err := db.RecordFetch(ctx, store.FetchRecord{URLID: id, RunID: run, FetchedAt: time.Now(), Status: 200, NextFr: 1}); err != nil {
+			t.Fatal(err)
+		}
+	}
 	n, err := db.UpdateWeights(ctx)
 	if err != nil {
 		t.Fatal(err)
