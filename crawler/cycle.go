@@ -44,6 +44,9 @@ type Policy struct {
 	Selective bool
 	// Hybrid holds the hybrid policy's settings.
 	Hybrid frequency.Hybrid
+	// KnownRates, when set, gives the optimal policy every page's change rate instead of its
+	// estimate: the simulator's true-rate reference. strata itself never sets it.
+	KnownRates func(pageURL string) (rate float64, ok bool)
 }
 
 // PerPage returns the rule that recalculates one page at a time, or nil for the optimal policy,
@@ -359,7 +362,7 @@ func (c *Cycle) ratePrior(ctx context.Context) (*Rates, error) {
 		return nil, err
 	}
 	interval := float64(max(pages, 1)) / float64(max(c.policy.Plan.Budget-newPerRun, 1))
-	return &Rates{Mix: &mix, Interval: max(interval, 1)}, nil
+	return &Rates{Mix: &mix, Interval: max(interval, 1), Known: c.policy.KnownRates}, nil
 }
 
 // noVersions is the version reader of a cycle without an archive: every version is missing.

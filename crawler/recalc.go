@@ -40,6 +40,9 @@ const recalcBatch = 5000
 type Rates struct {
 	Mix      *frequency.RateMix
 	Interval float64
+	// Known, when set, gives pages' rates from outside instead of estimating them: the simulator's
+	// reference, the optimal policy with the web's true rates, which no crawler can have.
+	Known func(pageURL string) (rate float64, ok bool)
 }
 
 // rateSample is how many pages' histories refit the prior after a run: enough for the 25 weights,
@@ -104,7 +107,11 @@ func (c *Crawler) Recalc(ctx context.Context, st RecalcStore, run Run, policy fr
 		}
 		update := store.FrMaxUpdate{URLID: h.URLID, FrMax: next, Was: h.FrMax, Rate: -1}
 		intervals := frequency.Intervals(records)
-		if rates != nil && rates.Mix != nil {
+		if rates != nil && rates.Known != nil {
+			if rate, ok := rates.Known(h.URL); ok {
+				update.Rate, update.Bucket = rate, c.buckets.Of(rate)
+			}
+		} else if rates != nil && rates.Mix != nil {
 			if rate, ok := rates.Mix.Equivalent(intervals, rates.Interval); ok {
 				update.Rate, update.Bucket = rate, c.buckets.Of(rate)
 			}

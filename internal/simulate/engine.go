@@ -224,6 +224,15 @@ func crawl(ctx context.Context, w *Web, srv *Server, cfg Config, p setup) error 
 	setup.Net.Transport = srv.Transport()
 	setup.Crawl.Log = slog.New(slog.DiscardHandler)
 	setup.Crawl.Now = clock.Now
+	if p.trueRates {
+		setup.Policy.KnownRates = func(u string) (float64, bool) {
+			i, ok := srv.pageOf(u)
+			if !ok {
+				return 0, false
+			}
+			return w.pages[i].rate, true
+		}
+	}
 	cyc, err := crawler.Open(ctx, db, arch, setup)
 	if err != nil {
 		return err

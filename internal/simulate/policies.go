@@ -11,6 +11,9 @@ import (
 type setup struct {
 	configure func(*config.Config)
 	oracle    bool // not a crawler: the analytic reference that fetches exactly what changed
+	// trueRates gives the optimal policy the web's true mean rates instead of its estimates: the
+	// reference strata's estimates are measured against.
+	trueRates bool
 }
 
 // policies builds each policy's setup for a simulation.
@@ -39,16 +42,20 @@ var policies = map[string]func(Config) setup{
 			c.Hybrid.SampleSize = max(int(math.Ceil(share*float64(sc.Pages)/float64(sc.Sites)/2)), 1)
 		}}
 	},
-	"optimal": func(sc Config) setup {
-		return setup{configure: func(c *config.Config) {
-			c.Frequency.Policy, c.Optimizer.Budget, c.Optimizer.Period = "optimal", sc.Budget, sc.Period
-		}}
-	},
+	"optimal":      func(sc Config) setup { return setup{configure: optimal(sc)} },
+	"optimal-true": func(sc Config) setup { return setup{configure: optimal(sc), trueRates: true} },
 	"oracle": func(Config) setup { return setup{oracle: true} },
 }
 
+// optimal configures the optimal policy at the simulation's budget and period.
+func optimal(sc Config) func(*config.Config) {
+	return func(c *config.Config) {
+		c.Frequency.Policy, c.Optimizer.Budget, c.Optimizer.Period = "optimal", sc.Budget, sc.Period
+	}
+}
+
 // policyOrder is the order of PolicyNames: the references last.
-var policyOrder = []string{"everything", "uniform", "nutch", "bouras", "hybrid", "optimal", "oracle"}
+var policyOrder = []string{"everything", "uniform", "nutch", "bouras", "hybrid", "optimal", "optimal-true", "oracle"}
 
 // PolicyNames lists the policies a simulation can compare, each strata itself with the default
 // configuration and the keys a user would set for the policy (frequency.policy, optimizer.budget),
@@ -61,6 +68,8 @@ var policyOrder = []string{"everything", "uniform", "nutch", "bouras", "hybrid",
 //   - hybrid: Ghodsi et al.'s sampling and queues ([frequency.Hybrid]) at the budget;
 //   - optimal: WebFountain's buckets and Wolf et al.'s allocation with rates strata estimates from
 //     its own fetches, at the budget;
+//   - optimal-true: the same with every page's true mean rate in place of the estimate, from its
+//     first fetch on: the true-rate optimum, a reference no crawler can reach;
 //   - oracle: a reference no crawler can reach, computed from the web's true history: at every run it
 //     fetches exactly the pages that changed or appeared since the run before.
 func PolicyNames() []string { return append([]string(nil), policyOrder...) }

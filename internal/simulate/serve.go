@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"slices"
 	"sort"
 	"strconv"
@@ -144,6 +145,19 @@ func (s *Server) page(site int32, path string) (int32, bool) {
 		return 0, false
 	}
 	return int32(i), true
+}
+
+// pageOf finds the page of an absolute URL of the web.
+func (s *Server) pageOf(rawURL string) (int32, bool) {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return 0, false
+	}
+	site, ok := s.sites[u.Hostname()]
+	if !ok {
+		return 0, false
+	}
+	return s.page(site, u.Path)
 }
 
 // version is the number of changes of page i at or before t.

@@ -126,7 +126,7 @@ func TestRunInvariants(t *testing.T) {
 		t.Fatalf("%d policies, want %d", len(res.Policies), len(PolicyNames()))
 	}
 	m := byName(res)
-	budgeted := map[string]bool{"uniform": true, "nutch": true, "hybrid": true, "optimal": true}
+	budgeted := map[string]bool{"uniform": true, "nutch": true, "hybrid": true, "optimal": true, "optimal-true": true}
 	for _, p := range res.Policies {
 		for d, n := range p.DailyFetches {
 			if budgeted[p.Name] && n > cfg.Budget {

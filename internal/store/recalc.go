@@ -23,6 +23,7 @@ const recordFields = `f.url_id, coalesce(f.run_id, 0) AS run_id, f.changed, NOT 
 // PageHistory is a page crawled in a run, with its last records, oldest first.
 type PageHistory struct {
 	URLID      int64
+	URL        string
 	FrMax      int
 	Level      int
 	Threshold  float64
@@ -105,7 +106,7 @@ func (db *DB) runPages(ctx context.Context, run int64) ([]int64, error) {
 // the range between the first and the last and skips the rows not asked for: binding a thousand
 // parameters for "id IN (…)" cost more than reading the few rows in between.
 func (db *DB) recentHistories(ctx context.Context, ids []int64, limit int) ([]PageHistory, error) {
-	const columns = `SELECT id, fr_max, level, threshold, coalesce(child_ratio, -1), recent FROM urls`
+	const columns = `SELECT id, url, fr_max, level, threshold, coalesce(child_ratio, -1), recent FROM urls`
 	var rows *sql.Rows
 	var err error
 	if span := ids[len(ids)-1] - ids[0] + 1; span <= 2*int64(len(ids)) {
@@ -125,7 +126,7 @@ func (db *DB) recentHistories(ctx context.Context, ids []int64, limit int) ([]Pa
 	for rows.Next() {
 		var h PageHistory
 		var blob []byte
-		if err := rows.Scan(&h.URLID, &h.FrMax, &h.Level, &h.Threshold, &h.ChildRatio, &blob); err != nil {
+		if err := rows.Scan(&h.URLID, &h.URL, &h.FrMax, &h.Level, &h.Threshold, &h.ChildRatio, &blob); err != nil {
 			return nil, err
 		}
 		for len(ids) > 0 && ids[0] < h.URLID {
@@ -153,7 +154,7 @@ func (db *DB) runHistoriesFromFetches(ctx context.Context, run int64, limit int,
 			SELECT `+recordFields+`, f.id,
 				row_number() OVER (PARTITION BY f.url_id ORDER BY f.id DESC) AS rn
 			FROM fetches f JOIN pages p ON p.url_id = f.url_id)
-		SELECT r.url_id, u.fr_max, u.level, u.threshold, coalesce(u.child_ratio, -1), r.run_id, r.changed, r.failed
+		SELECT r.url_id, u.url, u.fr_max, u.level, u.threshold, coalesce(u.child_ratio, -1), r.run_id, r.changed, r.failed
 		FROM ranked r JOIN urls u ON u.id = r.url_id
 		WHERE r.rn <= ?2 ORDER BY r.url_id, r.id`, run, limit)
 	if err != nil {
@@ -165,7 +166,7 @@ func (db *DB) runHistoriesFromFetches(ctx context.Context, run int64, limit int,
 		var id int64
 		var h PageHistory
 		var r Record
-		if err := rows.Scan(&id, &h.FrMax, &h.Level, &h.Threshold, &h.ChildRatio, &r.Run, &r.Changed, &r.Failed); err != nil {
+		if err := rows.Scan(&id, &h.URL, &h.FrMax, &h.Level, &h.Threshold, &h.ChildRatio, &r.Run, &r.Changed, &r.Failed); err != nil {
 			return fmt.Errorf("histories of run %d: %w", run, err)
 		}
 		if cur != nil && cur.URLID != id {
