@@ -11,11 +11,9 @@ import (
 	"github.com/strata-crawler/strata/internal/store"
 )
 
-// budget shares a run's page fetches between never-fetched and known URLs, WebFountain's two
-// queues: newCap of total go to new URLs, the rest to known ones. A domain with nothing left of the
-// kind whose share remains takes the other kind, so a share is never wasted while URLs are due.
-// A share above zero is at least one page, so a small budget still admits new URLs. The zero total
-// means no cap.
+// budget counts a run's page fetches against its cap, new and known: newCap is how many never-fetched
+// URLs may take before known ones are served (frequency.Pick shares them out). A share above zero is
+// at least one page, so a small budget still admits new URLs. The zero total means no cap.
 type budget struct {
 	mu                   sync.Mutex
 	total, newCap        int

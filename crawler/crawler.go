@@ -181,9 +181,10 @@ type Config struct {
 	Traps traps.Config
 	// Change tunes what counts as a non-trivial change.
 	Change change.Options
-	// Budget caps the pages fetched per run (0: no cap). NewShare of it goes to never-fetched URLs
-	// and the rest to known ones (WebFountain's two queues); a queue with nothing left due on a
-	// domain leaves its share to the other. Default share 0.2.
+	// Budget caps the pages fetched per run (0: no cap). Never-fetched URLs may take NewShare of it
+	// before known ones are served (WebFountain's two queues; see frequency.Pick). Unlike the other
+	// fields, a zero NewShare is a share of zero: new URLs get only what the known ones leave. The
+	// configuration's default is 1, new pages first.
 	Budget   int
 	NewShare float64
 	// PriorityConstant is Xu et al.'s c in the cost of staleness, which orders the due URLs when the
@@ -258,8 +259,8 @@ func New(st Store, f Fetcher, rf RobotsFetcher, gate *polite.Gate, cfg Config) *
 	if cfg.MaxSkips <= 0 {
 		cfg.MaxSkips = 3
 	}
-	if cfg.NewShare <= 0 || cfg.NewShare > 1 {
-		cfg.NewShare = 0.2
+	if !(cfg.NewShare >= 0 && cfg.NewShare <= 1) { // also NaN
+		cfg.NewShare = 1
 	}
 	if cfg.PriorityConstant <= 0 {
 		cfg.PriorityConstant = 0.1
