@@ -48,6 +48,8 @@ type Store interface {
 	// its turn comes (ErrNotFound when it is no longer due).
 	DueCandidates(ctx context.Context, run int64, fn func(store.Candidate) error) error
 	DueByID(ctx context.Context, id, run int64) (*store.DueURL, error)
+	// NextCandidates lists known pages not due yet, the soonest first, for a run with budget to spare.
+	NextCandidates(ctx context.Context, runStart time.Time, n int, fn func(store.Candidate) error) error
 	// DueSplit counts the due URLs never fetched and those fetched before; Prioritize orders the due
 	// URLs by the cost of leaving them stale, for a run that cannot crawl them all.
 	DueSplit(ctx context.Context) (newDue, known int, err error)
@@ -311,6 +313,9 @@ type Stats struct {
 	// ordered by the cost of staleness because the run could not reach them all.
 	Budget, NewFetched, KnownFetched int
 	Prioritized                      bool
+	// Forward counts the known pages brought forward: not due yet, fetched because the budget had
+	// room left once nothing was due.
+	Forward int
 	// Sampled counts the pages the hybrid policy's samplers chose, SampledChanged those of them
 	// that had changed.
 	Sampled, SampledChanged int

@@ -87,8 +87,27 @@ func (s *stage) nextPicked(ctx context.Context, d *domain) (*store.DueURL, error
 }
 
 // pickRound chooses the URLs of the next round from the due ones and hands their hosts to the
-// scheduler. It returns how many it chose.
+// scheduler. With budget left and nothing due, it brings forward the known pages whose turn comes
+// soonest, the most valuable first: a budget is there to be used. It returns how many it chose.
 func (s *stage) pickRound(ctx context.Context) (int, error) {
+	n, err := s.pickFrom(ctx, func(fn func(store.Candidate) error) error {
+		return s.c.store.DueCandidates(ctx, s.run.ID, fn)
+	}, false)
+	if err != nil || n > 0 {
+		return n, err
+	}
+	left, _ := s.budget.left()
+	if left <= 0 || s.c.cfg.Uniform {
+		return 0, nil // under the uniform policy every page is due every run: none to bring forward
+	}
+	return s.pickFrom(ctx, func(fn func(store.Candidate) error) error {
+		return s.c.store.NextCandidates(ctx, s.run.Start, 4*left, fn)
+	}, true)
+}
+
+// pickFrom chooses the next round's URLs among the candidates each lists, and hands their hosts to
+// the scheduler; forward says they are not due yet, and are made due now.
+func (s *stage) pickFrom(ctx context.Context, each func(func(store.Candidate) error) error, forward bool) (int, error) {
 	left, newLeft := s.budget.left()
 	if left <= 0 {
 		return 0, nil
@@ -97,7 +116,7 @@ func (s *stage) pickRound(ctx context.Context) (int, error) {
 	var rows []store.Candidate
 	h := s.c.cfg.Hybrid
 	bySite := map[string][]int{} // hybrid: the sampled pages of each domain, by index in rows
-	err := s.c.store.DueCandidates(ctx, s.run.ID, func(c store.Candidate) error {
+	err := each(func(c store.Candidate) error {
 		key := s.c.gate.Key(c.Host)
 		if s.sched.isDropped(key) || !s.sched.readyWithin(c.Host, roundHorizon) {
 			return nil
@@ -122,7 +141,17 @@ func (s *stage) pickRound(ctx context.Context) (int, error) {
 		s.sampleBatches(bySite, rows, cands, sampled)
 	}
 	chosen := frequency.Pick(cands, frequency.Share{Left: left, New: newLeft, Rotate: int(s.run.ID)})
-	if len(chosen) < len(cands) {
+	if forward && len(chosen) > 0 {
+		ids := make([]int64, len(chosen))
+		for k, i := range chosen {
+			ids[k] = rows[i].ID
+		}
+		if err := s.c.store.SetDue(ctx, ids, nil); err != nil {
+			return 0, err
+		}
+		s.count(func(st *Stats) { st.Forward += len(ids) })
+	}
+	if !forward && len(chosen) < len(cands) {
 		s.mu.Lock()
 		s.stats.Prioritized = true // more was due than the budget allows: the choice ordered them
 		s.mu.Unlock()

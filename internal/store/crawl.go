@@ -322,6 +322,20 @@ type Candidate struct {
 	SiteDate, LastFetch time.Time
 }
 
+// NextCandidates calls fn for at most n known, active URLs that are not due yet — those whose turn
+// comes soonest first — and were not fetched since runStart: the pages a budgeted run may bring
+// forward when it has budget left and nothing due.
+func (db *DB) NextCandidates(ctx context.Context, runStart time.Time, n int, fn func(Candidate) error) error {
+	rows, err := db.sql.QueryContext(ctx, `SELECT urls.id, url, urls.host, urls.level, date IS NULL, fr_max, coalesce(change_rate, -1),
+		weight, recent, hint_lastmod, site_date, date
+		FROM urls WHERE state = 'active' AND due_tick > 0 AND due_tick > `+tickNow+` AND date IS NOT NULL AND date < ?
+		ORDER BY due_tick, id LIMIT ?`, formatTime(runStart), n)
+	if err != nil {
+		return fmt.Errorf("next candidates: %w", err)
+	}
+	return scanCandidates(rows, fn)
+}
+
 // DueCandidates calls fn for every URL that is due in run — not skipped for it by the selective
 // rule — in id order.
 func (db *DB) DueCandidates(ctx context.Context, run int64, fn func(Candidate) error) error {
@@ -331,6 +345,11 @@ func (db *DB) DueCandidates(ctx context.Context, run int64, fn func(Candidate) e
 	if err != nil {
 		return fmt.Errorf("due candidates: %w", err)
 	}
+	return scanCandidates(rows, fn)
+}
+
+// scanCandidates reads the rows of DueCandidates' query.
+func scanCandidates(rows *sql.Rows, fn func(Candidate) error) error {
 	defer rows.Close()
 	for rows.Next() {
 		var c Candidate
@@ -339,9 +358,11 @@ func (db *DB) DueCandidates(ctx context.Context, run int64, fn func(Candidate) e
 		if err := rows.Scan(&c.ID, &c.URL, &c.Host, &c.Level, &c.New, &c.FrMax, &c.Rate, &c.Weight, &blob, &hint, &siteDate, &date); err != nil {
 			return fmt.Errorf("due candidates: %w", err)
 		}
-		if c.Records, err = decodeRecent(blob); err != nil {
+		recs, err := decodeRecent(blob)
+		if err != nil {
 			return fmt.Errorf("due candidates: URL %d: %w", c.ID, err)
 		}
+		c.Records = recs
 		c.HintLastMod, c.SiteDate, c.LastFetch = hint.String, parseTime(siteDate), parseTime(date)
 		if err := fn(c); err != nil {
 			return err
