@@ -44,7 +44,7 @@ var policies = map[string]func(Config) setup{
 	},
 	"optimal":      func(sc Config) setup { return setup{configure: optimal(sc)} },
 	"optimal-true": func(sc Config) setup { return setup{configure: optimal(sc), trueRates: true} },
-	"oracle": func(Config) setup { return setup{oracle: true} },
+	"oracle":       func(Config) setup { return setup{oracle: true} },
 }
 
 // optimal configures the optimal policy at the simulation's budget and period.

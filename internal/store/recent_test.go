@@ -24,7 +24,7 @@ func fetchesHistories(tb testing.TB, raw *sql.DB, run int64, limit int) []store.
 			SELECT f.url_id, coalesce(f.run_id, 0) AS run_id, f.changed, NOT (f.status = 200 OR f.not_modified) AS failed, f.id,
 				row_number() OVER (PARTITION BY f.url_id ORDER BY f.id DESC) AS rn
 			FROM fetches f JOIN pages p ON p.url_id = f.url_id)
-		SELECT r.url_id, u.fr_max, u.level, u.threshold, coalesce(u.child_ratio, -1), r.run_id, r.changed, r.failed
+		SELECT r.url_id, u.url, u.fr_max, u.level, u.threshold, coalesce(u.child_ratio, -1), r.run_id, r.changed, r.failed
 		FROM ranked r JOIN urls u ON u.id = r.url_id
 		WHERE r.rn <= ?2 ORDER BY r.url_id, r.id`, run, limit)
 	if err != nil {
@@ -35,7 +35,7 @@ func fetchesHistories(tb testing.TB, raw *sql.DB, run int64, limit int) []store.
 	for rows.Next() {
 		var h store.PageHistory
 		var r store.Record
-		if err := rows.Scan(&h.URLID, &h.FrMax, &h.Level, &h.Threshold, &h.ChildRatio, &r.Run, &r.Changed, &r.Failed); err != nil {
+		if err := rows.Scan(&h.URLID, &h.URL, &h.FrMax, &h.Level, &h.Threshold, &h.ChildRatio, &r.Run, &r.Changed, &r.Failed); err != nil {
 			tb.Fatal(err)
 		}
 		if n := len(out); n > 0 && out[n-1].URLID == h.URLID {
