@@ -230,3 +230,29 @@ func TestMakePlanFloorBends(t *testing.T) {
 			static.FrMax, mid.FrMax, fast.FrMax, p.ExpectedPerRun, p.ExpectedFreshness)
 	}
 }
+
+// TestPhase: a page comes due on its phase, (r + key) mod f = 0, half an interval away at least and
+// within one interval and a half, and over many pages the first gap averages the interval.
+func TestPhase(t *testing.T) {
+	for _, f := range []int{1, 2, 3, 7, 30} {
+		sum, n := 0, 0
+		for run := int64(0); run < 40; run++ {
+			for key := int64(0); key < 200; key++ {
+				k := Phase(run, key, f)
+				if (run+int64(k)+key)%int64(f) != 0 {
+					t.Fatalf("f %d, run %d, key %d: due %d runs later, off its phase", f, run, key, k)
+				}
+				if lo, hi := (f+1)/2, f+(f+1)/2-1; k < max(lo, 1) || k > max(hi, 1) {
+					t.Fatalf("f %d, run %d, key %d: due %d runs later, want %d to %d", f, run, key, k, lo, hi)
+				}
+				sum, n = sum+k, n+1
+			}
+		}
+		if mean := float64(sum) / float64(n); math.Abs(mean-float64(f)) > 1 {
+			t.Errorf("f %d: the first gap averages %.2f runs, want about %d", f, mean, f)
+		}
+	}
+	if Phase(5, 3, 0) != 1 || Phase(5, 3, -4) != 1 {
+		t.Error("an interval below 1 must count as 1")
+	}
+}

@@ -108,16 +108,22 @@ func MakePlan(groups []Group, cfg PlanConfig) *Plan {
 }
 
 // Phase returns the countdown that puts a page on its fixed phase after run: with fr = Phase(run,
-// key, frMax), and every later run first decrementing fr, the page comes due in the runs r > run with
-// (r + key) mod frMax = 0, the first of them within frMax runs. With key = [PageKey] of the page's
-// URL the phases of a bucket's pages are spread evenly over its interval, so no run gets a thundering
-// herd, and a page keeps its phase whatever order the crawl found it in. The store's ApplyPlan calls
-// it from SQL. frMax < 1 counts as 1.
+// key, frMax), and every later run first decrementing fr, the page comes due in a run r > run with
+// (r + key) mod frMax = 0 — the first of them at least half an interval (⌈frMax/2⌉ runs) away, so
+// between ⌈frMax/2⌉ and frMax + ⌈frMax/2⌉ − 1 runs later, frMax on average. With key = [PageKey] of
+// the page's URL the phases of a bucket's pages are spread evenly over its interval, so no run gets a
+// thundering herd, and a page keeps its phase whatever order the crawl found it in. A page fetched
+// off its phase — found this run, brought forward, or late — would otherwise come due again within a
+// run or two, half its interval too soon on average, and the plan's crawls would go to pages just
+// fetched. The store's ApplyPlan calls it from SQL. frMax < 1 counts as 1.
 func Phase(run, key int64, frMax int) int {
 	f := int64(max(frMax, 1))
 	k := ((f-(run+key)%f)%f + f) % f
 	if k == 0 {
 		k = f
+	}
+	if k < (f+1)/2 {
+		k += f
 	}
 	return int(k)
 }

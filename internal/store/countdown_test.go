@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/strata-crawler/strata/frequency"
 	"github.com/strata-crawler/strata/internal/store"
 )
 
@@ -281,6 +282,45 @@ func TestRunHistoriesDenseAndSparse(t *testing.T) {
 		}
 		if fmt.Sprint(got) != fmt.Sprint(crawled) {
 			t.Errorf("run %d: histories of %v, want %v", run, got, crawled)
+		}
+	}
+}
+
+// TestApplyPlanPhases: the phases ApplyPlan writes in SQL are frequency.Phase of each URL's
+// frequency.PageKey, the rule the planner documents and tests.
+func TestApplyPlanPhases(t *testing.T) {
+	ctx := t.Context()
+	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "s.db"), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var seeds []store.NewSeed
+	for i := range 50 {
+		seeds = append(seeds, store.NewSeed{URL: fmt.Sprintf("https://a.example/p%d", i), Host: "a.example", FrMax: 1})
+	}
+	if _, err := db.AddSeeds(ctx, seeds); err != nil {
+		t.Fatal(err)
+	}
+	run, _ := db.BeginRun(ctx, time.Now(), 0)
+	if _, _, err := db.Countdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for id := int64(1); id <= 50; id++ {
+		if err := db.RecordFetch(ctx, store.FetchRecord{URLID: id, RunID: run, FetchedAt: time.Now(), Status: 200, NextFr: 1}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := db.ApplyPlan(ctx, run, false, []store.PlanEntry{{Bucket: -1, FrMax: 9}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range seeds {
+		info, err := db.URLInfo(ctx, s.URL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := frequency.Phase(run, frequency.PageKey(s.URL), 9); info.FrMax != 9 || info.Fr != want {
+			t.Errorf("%s: fr %d, fr_max %d; want fr %d (frequency.Phase), fr_max 9", s.URL, info.Fr, info.FrMax, want)
 		}
 	}
 }
