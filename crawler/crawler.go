@@ -415,6 +415,7 @@ func (c *Crawler) Crawl(ctx context.Context, run Run) (*Stats, error) {
 				return nil, err
 			}
 			s.picks = &picks{}
+			s.newTaken, s.domainsSeen = map[string]int{}, map[string]bool{}
 		case c.short(ctx, due, hosts):
 			if _, err := c.store.UpdateWeights(ctx); err != nil {
 				return nil, err
@@ -515,6 +516,8 @@ type stage struct {
 	guard       *traps.Guard    // what new URLs this run admits
 	budget      *budget         // the run's page fetches, new and known
 	picks       *picks          // with a budget, the URLs chosen for the current round
+	newTaken    map[string]int  // with a budget, never-fetched URLs chosen per domain in this run, under mu
+	domainsSeen map[string]bool // with a budget, the domains that had something to fetch in this run, under mu
 	ledger      ledger          // fetches and expected changes per domain
 	unreachable map[string]bool // hosts that could not be reached lately, under mu
 

@@ -86,28 +86,36 @@ func (s *stage) nextPicked(ctx context.Context, d *domain) (*store.DueURL, error
 	}
 }
 
-// pickRound chooses the URLs of the next round from the due ones and hands their hosts to the
-// scheduler. With budget left and nothing due, it brings forward the known pages whose turn comes
-// soonest, the most valuable first: a budget is there to be used. It returns how many it chose.
+// pickRound chooses the URLs of the next round and hands their hosts to the scheduler: first from
+// the due ones, never-fetched URLs within their domains' fair shares of the run; with budget left
+// and nothing due, the known pages whose turn comes soonest, brought forward (a budget is there to
+// be used); and only then the never-fetched URLs beyond the fair shares. It returns how many it
+// chose.
 func (s *stage) pickRound(ctx context.Context) (int, error) {
-	n, err := s.pickFrom(ctx, func(fn func(store.Candidate) error) error {
-		return s.c.store.DueCandidates(ctx, s.run.ID, fn)
-	}, false)
+	due := func(fn func(store.Candidate) error) error { return s.c.store.DueCandidates(ctx, s.run.ID, fn) }
+	n, err := s.pickFrom(ctx, due, false, false)
 	if err != nil || n > 0 {
 		return n, err
 	}
-	left, _ := s.budget.left()
-	if left <= 0 || s.c.cfg.Uniform {
-		return 0, nil // under the uniform policy every page is due every run: none to bring forward
+	if left, _ := s.budget.left(); left <= 0 {
+		return 0, nil
 	}
-	return s.pickFrom(ctx, func(fn func(store.Candidate) error) error {
-		return s.c.store.NextCandidates(ctx, s.run.Start, 4*left, fn)
-	}, true)
+	if !s.c.cfg.Uniform { // under the uniform policy every page is due every run: none to bring forward
+		left, _ := s.budget.left()
+		n, err = s.pickFrom(ctx, func(fn func(store.Candidate) error) error {
+			return s.c.store.NextCandidates(ctx, s.run.Start, 4*left, fn)
+		}, true, false)
+		if err != nil || n > 0 {
+			return n, err
+		}
+	}
+	return s.pickFrom(ctx, due, false, true)
 }
 
 // pickFrom chooses the next round's URLs among the candidates each lists, and hands their hosts to
-// the scheduler; forward says they are not due yet, and are made due now.
-func (s *stage) pickFrom(ctx context.Context, each func(func(store.Candidate) error) error, forward bool) (int, error) {
+// the scheduler. forward says they are not due yet, and are made due now; spill lets new URLs past
+// their domains' fair shares.
+func (s *stage) pickFrom(ctx context.Context, each func(func(store.Candidate) error) error, forward, spill bool) (int, error) {
 	left, newLeft := s.budget.left()
 	if left <= 0 {
 		return 0, nil
@@ -140,7 +148,15 @@ func (s *stage) pickFrom(ctx context.Context, each func(func(store.Candidate) er
 	if h != nil {
 		s.sampleBatches(bySite, rows, cands, sampled)
 	}
-	chosen := frequency.Pick(cands, frequency.Share{Left: left, New: newLeft, Rotate: int(s.run.ID)})
+	chosen := frequency.Pick(cands, frequency.Share{Left: left, New: newLeft, Allowance: s.allowances(cands),
+		Spill: spill, Rotate: int(s.run.ID)})
+	s.mu.Lock()
+	for _, i := range chosen {
+		if cands[i].New {
+			s.newTaken[cands[i].Domain]++
+		}
+	}
+	s.mu.Unlock()
 	if forward && len(chosen) > 0 {
 		ids := make([]int64, len(chosen))
 		for k, i := range chosen {
@@ -181,6 +197,23 @@ func (s *stage) pickFrom(ctx context.Context, each func(func(store.Candidate) er
 	}
 	s.sched.addPicked(hosts)
 	return len(chosen), nil
+}
+
+// allowances returns how many more never-fetched URLs each domain of cands may take in this run: its
+// fair share of the run's budget among the domains that had something to fetch in the run so far,
+// less what it took in earlier rounds.
+func (s *stage) allowances(cands []frequency.Candidate) map[string]int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, c := range cands {
+		s.domainsSeen[c.Domain] = true
+	}
+	fair := frequency.FairShare(s.c.cfg.Budget, len(s.domainsSeen))
+	out := map[string]int{}
+	for d := range s.domainsSeen {
+		out[d] = max(fair-s.newTaken[d], 0)
+	}
+	return out
 }
 
 // sampleBatches gives the hybrid policy's sampled pages their place in the choice: each domain's

@@ -27,9 +27,22 @@ type Share struct {
 	// New is how many of them never-fetched pages may take before known pages are served:
 	// WebFountain's separate queue for new URLs, so that discovery cannot crowd out the recrawls.
 	New int
+	// Allowance is how many more never-fetched pages each domain may take before known pages are
+	// served, for the rest of the run: its fair share of the run's budget less what it took in the
+	// run's earlier rounds (see FairShare). A domain missing from the map may take none.
+	Allowance map[string]int
+	// Spill lets the never-fetched pages beyond their domains' allowances take what is left: the
+	// last resort of a run that has nothing else to fetch.
+	Spill bool
 	// Rotate moves the order in which domains take turns, so that no domain is always first when
 	// the new pages' share does not divide evenly; the run's id is a good value.
 	Rotate int
+}
+
+// FairShare is each domain's share of a run's budget when domains domains have something to fetch:
+// ⌈budget / domains⌉, at least one page.
+func FairShare(budget, domains int) int {
+	return max((budget+domains-1)/max(domains, 1), 1)
 }
 
 // Pick chooses the candidates a run fetches with what is left of its budget and returns their
@@ -37,29 +50,27 @@ type Share struct {
 //
 //  1. never-fetched pages, up to sh.New: a page that is not in the archive at all is certainly
 //     stale, so it comes before any known page. Their domains take turns, one page each, each its
-//     nearest-to-a-seed first, and no domain takes more than its fair share of what is
-//     left (left / the number of domains with candidates): a domain with few new pages gets them all,
-//     and one that grows without end (a link farm, a calendar) cannot take the others' budget;
+//     nearest-to-a-seed first, and no domain takes more than its allowance, its fair share of the
+//     whole run: a domain with few new pages gets them all, and one that grows without end (a link
+//     farm, a calendar) cannot take the others' budget, in one round or over a run's rounds;
 //  2. known pages by Value, the highest first;
-//  3. with budget still left, the remaining never-fetched pages, taking turns the same way.
+//  3. with Spill set and budget still left, the never-fetched pages beyond the allowances, taking
+//     turns the same way.
 //
 // The result depends only on its arguments.
 func Pick(cands []Candidate, sh Share) []int {
 	left := max(sh.Left, 0)
 	var known []int
 	byDomain := map[string][]int{}
-	domains := map[string]bool{}
 	for i, c := range cands {
-		domains[c.Domain] = true
 		if c.New {
 			byDomain[c.Domain] = append(byDomain[c.Domain], i)
 		} else {
 			known = append(known, i)
 		}
 	}
-	fair := (left + len(domains) - 1) / max(len(domains), 1)
-	first, _ := newTurns(cands, byDomain, sh.Rotate, fair)
-	first = first[:min(max(sh.New, 0), left, len(first))]
+	within, over := newTurns(cands, byDomain, sh.Rotate, sh.Allowance)
+	first := within[:min(max(sh.New, 0), left, len(within))]
 	out := append([]int(nil), first...)
 	left -= len(first)
 	slices.SortFunc(known, func(a, b int) int {
@@ -71,29 +82,21 @@ func Pick(cands []Candidate, sh Share) []int {
 	k := min(left, len(known))
 	out = append(out, known[:k]...)
 	left -= k
-	if left > 0 {
-		taken := make(map[int]bool, len(first))
-		for _, i := range first {
-			taken[i] = true
-		}
-		all, _ := newTurns(cands, byDomain, sh.Rotate, -1)
-		for _, i := range all {
-			if left == 0 {
-				break
-			}
-			if !taken[i] {
-				out = append(out, i)
-				left--
-			}
+	if sh.Spill {
+		for _, list := range [][]int{within[len(first):], over} { // beyond sh.New, then beyond the allowances
+			k := min(left, len(list))
+			out = append(out, list[:k]...)
+			left -= k
 		}
 	}
 	return out
 }
 
 // newTurns lists the never-fetched pages in the order Pick takes them: the domains take turns, in an
-// order of names rotated by rotate, each giving its pages nearest a seed first, then by Key.
-// With limit >= 0 no domain gives more than limit pages, and the pages over it are returned apart.
-func newTurns(cands []Candidate, byDomain map[string][]int, rotate, limit int) (turns, over []int) {
+// order of names rotated by rotate, each giving its pages nearest a seed first, then by Key. A
+// domain gives at most its allowance (nil: no limit); the pages over it are returned apart, in the
+// same order of turns.
+func newTurns(cands []Candidate, byDomain map[string][]int, rotate int, allowance map[string]int) (turns, over []int) {
 	domains := make([]string, 0, len(byDomain))
 	for d, list := range byDomain {
 		domains = append(domains, d)
@@ -113,7 +116,7 @@ func newTurns(cands []Candidate, byDomain map[string][]int, rotate, limit int) (
 		took := false
 		for _, d := range domains {
 			if list := byDomain[d]; turn < len(list) {
-				if limit >= 0 && turn >= limit {
+				if allowance != nil && turn >= allowance[d] {
 					over = append(over, list[turn])
 				} else {
 					turns = append(turns, list[turn])

@@ -17,11 +17,16 @@ func pickNames(cands []Candidate, sh Share) []string {
 }
 
 func TestPick(t *testing.T) {
-	known := func(d string, key int, v float64) Candidate {
-		return Candidate{Domain: d, Key: fmt.Sprint(key), Value: v}
-	}
+	known := func(d string, key int, v float64) Candidate { return Candidate{Domain: d, Key: fmt.Sprint(key), Value: v} }
 	fresh := func(d string, key int, level int) Candidate {
 		return Candidate{Domain: d, New: true, Key: fmt.Sprint(key), Level: level}
+	}
+	all := func(n int, ds ...string) map[string]int {
+		m := map[string]int{}
+		for _, d := range ds {
+			m[d] = n
+		}
+		return m
 	}
 	tests := []struct {
 		name  string
@@ -30,23 +35,28 @@ func TestPick(t *testing.T) {
 		want  []string
 	}{
 		{"nothing left", []Candidate{known("a", 1, 0.5)}, Share{Left: 0, New: 5}, nil},
-		{"known by value, ties by order", []Candidate{known("a", 3, 0.2), known("b", 1, 0.9), known("a", 2, 0.2)},
+		{"known by value, ties by key", []Candidate{known("a", 3, 0.2), known("b", 1, 0.9), known("a", 2, 0.2)},
 			Share{Left: 2}, []string{"b/1", "a/2"}},
-		{"new before known", []Candidate{known("a", 1, 0.99), fresh("a", 2, 0)}, Share{Left: 1, New: 1}, []string{"a/2"}},
-		{"no new share: known first, new with what is left", []Candidate{fresh("a", 2, 0), known("a", 1, 0.1)},
-			Share{Left: 2, New: 0}, []string{"a/1", "a/2"}},
+		{"new before known", []Candidate{known("a", 1, 0.99), fresh("a", 2, 0)}, Share{Left: 1, New: 1, Allowance: all(5, "a")}, []string{"a/2"}},
+		{"no new share: known first, new pages only spill", []Candidate{fresh("a", 2, 0), known("a", 1, 0.1)},
+			Share{Left: 2, New: 0, Allowance: all(5, "a")}, []string{"a/1"}},
+		{"no new share, spilling", []Candidate{fresh("a", 2, 0), known("a", 1, 0.1)},
+			Share{Left: 2, New: 0, Allowance: all(5, "a"), Spill: true}, []string{"a/1", "a/2"}},
 		{"a domain's new pages: nearest a seed first, then by key", []Candidate{fresh("a", 1, 0), fresh("a", 2, 1), fresh("a", 3, 1)},
-			Share{Left: 2, New: 2}, []string{"a/2", "a/3"}},
+			Share{Left: 2, New: 2, Allowance: all(5, "a")}, []string{"a/2", "a/3"}},
 		{"domains take turns", []Candidate{fresh("a", 1, 0), fresh("a", 2, 0), fresh("a", 3, 0), fresh("b", 4, 0)},
-			Share{Left: 3, New: 3}, []string{"a/1", "b/4", "a/2"}},
+			Share{Left: 3, New: 3, Allowance: all(5, "a", "b")}, []string{"a/1", "b/4", "a/2"}},
 		{"rotation changes who goes first", []Candidate{fresh("a", 1, 0), fresh("b", 2, 0)},
-			Share{Left: 1, New: 1, Rotate: 1}, []string{"b/2"}},
-		// Two domains with candidates, 4 fetches left: each takes at most 2 new pages before known
-		// pages are served; the farm's third page waits for what the known pages leave.
-		{"fair share caps a domain's new pages", []Candidate{fresh("farm", 1, 0), fresh("farm", 2, 0), fresh("farm", 3, 0),
-			known("site", 4, 0.5)}, Share{Left: 4, New: 4}, []string{"farm/1", "farm/2", "site/4", "farm/3"}},
+			Share{Left: 1, New: 1, Allowance: all(5, "a", "b"), Rotate: 1}, []string{"b/2"}},
+		{"a domain without an allowance waits", []Candidate{fresh("farm", 1, 0), known("site", 2, 0.5)},
+			Share{Left: 4, New: 4, Allowance: map[string]int{"site": 2}}, []string{"site/2"}},
+		// The farm's allowance is 2 for the run: its third page waits for the known pages, then
+		// spills only if asked.
+		{"the allowance caps a domain's new pages", []Candidate{fresh("farm", 1, 0), fresh("farm", 2, 0), fresh("farm", 3, 0),
+			known("site", 4, 0.5)}, Share{Left: 4, New: 4, Allowance: all(2, "farm", "site"), Spill: true},
+			[]string{"farm/1", "farm/2", "site/4", "farm/3"}},
 		{"the new share bounds new pages before known ones", []Candidate{fresh("a", 1, 0), fresh("a", 2, 0), known("a", 3, 0.1)},
-			Share{Left: 2, New: 1}, []string{"a/1", "a/3"}},
+			Share{Left: 2, New: 1, Allowance: all(5, "a")}, []string{"a/1", "a/3"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -58,9 +68,9 @@ func TestPick(t *testing.T) {
 }
 
 // TestPickFarm is the budget leak of issue 17: one domain with 5,000 never-fetched URLs beside eight
-// domains with a few new pages and known pages due. Whatever the share, the farm gets no more than
-// the budget split evenly over the nine domains before every other domain's new pages and due known
-// pages are served.
+// domains with a few new pages and known pages due, with a budget of 48 or 96 and each domain's fair
+// share of the run as its allowance. Before any spill, the farm gets no more than its share, and every
+// other domain's new pages and due known pages are served.
 func TestPickFarm(t *testing.T) {
 	var cands []Candidate
 	order := 0
@@ -72,8 +82,10 @@ func TestPickFarm(t *testing.T) {
 	for range 5000 {
 		add(Candidate{Domain: "farm", New: true})
 	}
+	domains := []string{"farm"}
 	for d := range 8 {
 		dom := fmt.Sprintf("site%d", d)
+		domains = append(domains, dom)
 		for range 2 {
 			add(Candidate{Domain: dom, New: true, Level: 1})
 		}
@@ -81,8 +93,13 @@ func TestPickFarm(t *testing.T) {
 			add(Candidate{Domain: dom, Value: 0.2 + 0.1*float64(k)})
 		}
 	}
-	for _, sh := range []Share{{Left: 48, New: 48}, {Left: 48, New: 10}, {Left: 96, New: 96}} {
-		chosen := Pick(cands, sh)
+	for _, budget := range []int{48, 96} {
+		fair := FairShare(budget, len(domains))
+		allowance := map[string]int{}
+		for _, d := range domains {
+			allowance[d] = fair
+		}
+		chosen := Pick(cands, Share{Left: budget, New: budget, Allowance: allowance})
 		farm, other := 0, 0
 		for _, i := range chosen {
 			if cands[i].Domain == "farm" {
@@ -91,12 +108,8 @@ func TestPickFarm(t *testing.T) {
 				other++
 			}
 		}
-		fair := int(math.Ceil(float64(sh.Left) / 9))
-		if len(chosen) != sh.Left || farm > max(fair, sh.Left-48) {
-			t.Errorf("share %+v: %d chosen, %d of them the farm's; want %d, at most %d", sh, len(chosen), farm, sh.Left, fair)
-		}
-		if other != min(48, sh.Left-farm) {
-			t.Errorf("share %+v: %d of the other domains' 48 candidates chosen", sh, other)
+		if farm > fair || other != min(48, budget-farm) {
+			t.Errorf("budget %d: the farm got %d (fair share %d), the other domains %d of their 48 candidates", budget, farm, fair, other)
 		}
 	}
 }
@@ -108,7 +121,7 @@ func TestPickIsBoundedAndDeterministic(t *testing.T) {
 			Key: fmt.Sprintf("%03d", i)})
 	}
 	for left := 0; left <= 210; left += 15 {
-		sh := Share{Left: left, New: left / 3, Rotate: left}
+		sh := Share{Left: left, New: left / 3, Rotate: left, Spill: true, Allowance: map[string]int{"d0": 3, "d1": 100}}
 		a, b := Pick(cands, sh), Pick(cands, sh)
 		if !slices.Equal(a, b) {
 			t.Fatalf("left %d: two calls disagree", left)

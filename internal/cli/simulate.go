@@ -18,7 +18,7 @@ import (
 
 // simulateOptions are the flags of strata simulate.
 type simulateOptions struct {
-	mix, budget, plot, policies string
+	mix, budget, plot, policies, web string
 	pages, sites, days          int
 	seed                        uint64
 	births, deaths              float64
@@ -49,6 +49,8 @@ pages (0.2 or 20%) or pages per day (20000).`,
 		},
 	}
 	f := cmd.Flags()
+	f.StringVar(&o.web, "web", simulate.FamilyFlat, "the shape of the web: "+strings.Join(simulate.Families(), ", ")+
+		" (flat: each site's hub links every page, with the mix's processes; sections: documentation sites three levels deep, with sitemaps; hostile: eight sites and three trap hosts)")
 	f.StringVar(&o.mix, "mix", "all", "change processes: a preset ("+strings.Join(simulate.PresetNames(), ", ")+") or process=share,...")
 	f.IntVar(&o.pages, "pages", 2000, "pages that exist at day 0 (at most 20,000)")
 	f.IntVar(&o.sites, "sites", 20, "sites they are spread over")
@@ -144,7 +146,7 @@ func runSimulate(ctx context.Context, a *app, o simulateOptions) error {
 			return usagef("simulate: --plot %q: the file name must end in .svg or .png", o.plot)
 		}
 	}
-	cfg := simulate.Config{Pages: o.pages, Sites: o.sites, Days: o.days, Seed: o.seed, Mix: mix, Budget: budget,
+	cfg := simulate.Config{Web: o.web, Pages: o.pages, Sites: o.sites, Days: o.days, Seed: o.seed, Mix: mix, Budget: budget,
 		Births: o.births, Deaths: o.deaths}
 	if o.policies != "" {
 		for _, p := range strings.Split(o.policies, ",") {
@@ -171,13 +173,17 @@ func runSimulate(ctx context.Context, a *app, o simulateOptions) error {
 
 func writeSimulateTable(a *app, res *simulate.Result) error {
 	c := res.Config
-	fmt.Fprintf(a.stdout, "%d pages on %d sites (%d ever, %d changes), %d days, mix %s, budget %d pages/day, seed %d, in %v\n\n",
-		c.Pages, c.Sites, res.Pages, res.Changes, c.Days, res.MixText, c.Budget, c.Seed, res.Elapsed.Round(1e6))
+	mix := "mix " + res.MixText
+	if c.Web != simulate.FamilyFlat {
+		mix = "its own processes"
+	}
+	fmt.Fprintf(a.stdout, "%s web: %d pages on %d sites (%d ever, %d changes), %d days, %s, budget %d pages/day, seed %d, in %v\n\n",
+		c.Web, res.Pages-(res.Pages-c.Pages), res.Sites, res.Pages, res.Changes, c.Days, mix, c.Budget, c.Seed, res.Elapsed.Round(1e6))
 	tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "POLICY\tFETCHES/DAY\tFRESHNESS\tSTALE AGE (DAYS)\tEFFICIENCY\tCHANGES MISSED\tNEW PAGE DELAY (DAYS)\t")
+	fmt.Fprintln(tw, "POLICY\tFETCHES/DAY\tFRESHNESS\tSTALE AGE (DAYS)\tEFFICIENCY\tCHANGES MISSED\tNEW PAGE DELAY (DAYS)\tTO TRAPS\t")
 	for _, p := range res.Policies {
-		fmt.Fprintf(tw, "%s\t%.0f\t%.3f\t%.2f\t%.3f\t%.1f%%\t%.2f (%d/%d)\t\n", p.Name, p.FetchesPerDay, p.Freshness, p.MeanStaleAge,
-			p.Efficiency, 100*p.MissedShare, p.DiscoveryDelay, p.NewFetched, p.NewPages)
+		fmt.Fprintf(tw, "%s\t%.0f\t%.3f\t%.2f\t%.3f\t%.1f%%\t%.2f (%d/%d)\t%.1f%%\t\n", p.Name, p.FetchesPerDay, p.Freshness, p.MeanStaleAge,
+			p.Efficiency, 100*p.MissedShare, p.DiscoveryDelay, p.NewFetched, p.NewPages, 100*p.TrapShare)
 	}
 	return tw.Flush()
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -30,6 +31,8 @@ const (
 
 // Config sets up a simulation.
 type Config struct {
+	// Web is the family of the synthetic web (Families); "" means FamilyFlat.
+	Web    string
 	Pages  int     // pages that exist at day 0; each site's first page is its hub
 	Sites  int     // sites they are spread over
 	Days   int     // days simulated, one run a day at midnight, the first at day 0
@@ -83,6 +86,12 @@ func (c *Config) defaults() error {
 	case c.Mix == Mix{}:
 		return fmt.Errorf("%w: empty mix", ErrConfig)
 	}
+	if c.Web == "" {
+		c.Web = FamilyFlat
+	}
+	if !slices.Contains(Families(), c.Web) {
+		return fmt.Errorf("%w: unknown web %q (known: %s)", ErrConfig, c.Web, strings.Join(Families(), ", "))
+	}
 	if len(c.Policies) == 0 {
 		c.Policies = PolicyNames()
 	}
@@ -100,6 +109,7 @@ type Result struct {
 	MixText  string         `json:"mix"`
 	Pages    int            `json:"pages_ever"` // pages that existed at some time, births included
 	Changes  int            `json:"changes"`    // change events over the simulation
+	Sites    int            `json:"sites"`      // sites, trap hosts included
 	Policies []PolicyResult `json:"policies"`
 	Elapsed  time.Duration  `json:"elapsed_ns"`
 }
@@ -128,6 +138,8 @@ type PolicyResult struct {
 	NewFetched     int       `json:"new_fetched"`
 	DailyFresh     []float64 `json:"daily_freshness"`
 	DailyFetches   []int     `json:"daily_fetches"`
+	// TrapShare is the share of the page requests that went to trap hosts' pages: fetches wasted.
+	TrapShare float64 `json:"trap_share"`
 	// Fetched lists, per run, the pages the run requested, in ascending order: what the policy
 	// chose. The oracle has none.
 	Fetched [][]int32 `json:"-"`
@@ -146,7 +158,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{Config: cfg, MixText: cfg.Mix.String(), Pages: len(w.pages), Changes: len(w.times),
+	res := &Result{Config: cfg, MixText: cfg.Mix.String(), Pages: len(w.pages), Changes: len(w.times), Sites: len(w.roots),
 		Policies: make([]PolicyResult, len(cfg.Policies))}
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(max(runtime.GOMAXPROCS(0), 2))
@@ -177,7 +189,21 @@ func simulatePolicy(ctx context.Context, w *Web, cfg Config, name string) (Polic
 	if err := crawl(ctx, w, srv, cfg, p); err != nil {
 		return PolicyResult{}, err
 	}
-	return w.score(name, fetchesOf(srv.Log(), cfg.Days), cfg.Days), nil
+	log := srv.Log()
+	r := w.score(name, fetchesOf(log, cfg.Days), cfg.Days)
+	traps, all := 0, 0
+	for _, h := range log {
+		if h.Trap {
+			traps++
+		}
+		if h.Trap || h.Page >= 0 {
+			all++
+		}
+	}
+	if all > 0 {
+		r.TrapShare = float64(traps) / float64(all)
+	}
+	return r, nil
 }
 
 // crawl runs the policy's cycle once per day of the simulation against srv, which answers in memory.
@@ -203,9 +229,10 @@ func crawl(ctx context.Context, w *Web, srv *Server, cfg Config, p setup) error 
 	if err != nil {
 		return err
 	}
+	level := w.depth() // the seeds reach every page of their sites, as a user would set seed.level
 	seeds := make([]store.NewSeed, len(w.roots))
 	for s, r := range w.roots {
-		seeds[s] = store.NewSeed{URL: srv.URL(r), Host: Site(s, srv.port), Level: 1, FrMax: 1} // seed.level 1, seed.fr_max 1
+		seeds[s] = store.NewSeed{URL: srv.URL(r), Host: Site(s, srv.port), Level: level, FrMax: 1}
 	}
 	if _, err := db.AddSeeds(ctx, seeds); err != nil {
 		return err
@@ -217,7 +244,6 @@ func crawl(ctx context.Context, w *Web, srv *Server, cfg Config, p setup) error 
 	conf.Crawl.UserAgent = "strata-simulate/1 (+https://example.org/strata-simulate)"
 	conf.Crawl.Workers = 8
 	conf.Politeness.LoopbackDelay = 0 // the web answers at once; no site to spare
-	conf.Seed.Level = 1
 	conf.Frequency.Limit = cfg.Limit
 	p.configure(conf)
 	setup := crawler.SetupOf(conf)

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"net"
 	"net/http"
@@ -53,7 +54,8 @@ type Server struct {
 
 // Hit is one page request a Server answered.
 type Hit struct {
-	Page   int32   // the page, -1 for anything else (robots.txt, sitemaps, unknown paths)
+	Page   int32   // the page, -1 for anything else (robots.txt, sitemaps, trap pages, unknown paths)
+	Trap   bool    // a page of a trap host
 	At     float64 // days since Epoch
 	Status int
 }
@@ -108,10 +110,20 @@ func (s *Server) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	t := s.now
 	s.mu.Unlock()
 	site, ok := s.sites[host]
-	page := int32(-1)
+	page, trap := int32(-1), false
 	status := http.StatusNotFound
 	var body []byte
-	if ok {
+	ctype := "text/html; charset=utf-8"
+	switch {
+	case !ok:
+	case r.URL.Path == "/sitemap.xml" && s.w.sites[site].sitemap != NoSitemap:
+		status, body, ctype = http.StatusOK, s.sitemap(site, t), "application/xml"
+	case s.w.isTrap(site):
+		if text, ok := trapPage(s.w.sites[site].trap, r.URL.Path, r.URL.RawQuery); ok {
+			trap, status = true, http.StatusOK
+			body = []byte("<!doctype html><html><head><title>Trap</title></head><body>" + text + "</body></html>")
+		}
+	default:
 		if i, known := s.page(site, r.URL.Path); known && s.w.pages[i].born <= t && t < s.w.pages[i].died {
 			page, status, body = i, http.StatusOK, s.render(i, t)
 		} else if known {
@@ -119,15 +131,41 @@ func (s *Server) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 		}
 	}
 	s.mu.Lock()
-	s.log = append(s.log, Hit{Page: page, At: t, Status: status})
+	s.log = append(s.log, Hit{Page: page, Trap: trap, At: t, Status: status})
 	s.mu.Unlock()
 	rw.Header().Set("Date", dayTime(t).Format(http.TimeFormat))
 	if status != http.StatusOK {
 		http.NotFound(rw, r)
 		return
 	}
-	rw.Header().Set("Content-Type", "text/html; charset=utf-8")
+	rw.Header().Set("Content-Type", ctype)
 	rw.Write(body)
+}
+
+// sitemap writes site's sitemap at time t: every live page, with the lastmod its mode gives.
+func (s *Server) sitemap(site int32, t float64) []byte {
+	var b bytes.Buffer
+	b.WriteString(`<?xml version="1.0" encoding="UTF-8"?>` + "\n" + `<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">` + "\n")
+	mode := s.w.sites[site].sitemap
+	list := append([]int32{s.w.roots[site]}, s.w.children[site]...)
+	for _, i := range list {
+		p := &s.w.pages[i]
+		if p.born > t || t >= p.died {
+			continue
+		}
+		lastmod := p.born
+		switch mode {
+		case HonestSitemap:
+			if v := s.w.version(i, t); v > 0 {
+				lastmod = s.w.times[int(p.lo)+v-1]
+			}
+		case LyingSitemap:
+			lastmod = math.Floor(t) // "everything changed today"
+		}
+		fmt.Fprintf(&b, "<url><loc>%s</loc><lastmod>%s</lastmod></url>\n", s.URL(i), dayTime(lastmod).Format(time.RFC3339))
+	}
+	b.WriteString("</urlset>\n")
+	return b.Bytes()
 }
 
 // page finds the page of site at path.
@@ -176,9 +214,9 @@ func (s *Server) render(i int32, t float64) []byte {
 		p.site, i, p.site, i)
 	words(&b, uint64(i), uint64(s.w.version(i, t)))
 	b.WriteString("</p>\n")
-	if p.root {
+	if kids := s.w.kids[i]; len(kids) > 0 {
 		b.WriteString("<ul>\n")
-		for _, k := range s.w.children[p.site] {
+		for _, k := range kids {
 			if c := &s.w.pages[k]; c.born <= t && t < c.died {
 				fmt.Fprintf(&b, "<li><a href=\"%s\">%s</a></li>\n", s.path(k), pageName(k))
 			}
@@ -239,7 +277,7 @@ func NewWeb(cfg Config) (*Web, error) {
 	if err := cfg.defaults(); err != nil {
 		return nil, err
 	}
-	return newWeb(webConfig{pages: cfg.Pages, sites: cfg.Sites, days: cfg.Days, mix: cfg.Mix, births: cfg.Births,
+	return newWeb(webConfig{family: cfg.Web, pages: cfg.Pages, sites: cfg.Sites, days: cfg.Days, mix: cfg.Mix, births: cfg.Births,
 		deaths: cfg.Deaths, siteCorrelation: cfg.SiteCorrelation, seed: cfg.Seed}), nil
 }
 

@@ -25,10 +25,17 @@ const (
 	Daily                    // quasi-deterministic: every day at a fixed hour
 	HubA                     // a site of Bouras's table 2, page 1: the hub changes, its children rarely
 	HubB                     // a site of Bouras's table 2, page 2: the hub rarely, its children often
+	Bursty                   // quiet for weeks, then a burst of edits over a few days (a wiki page, a release)
+	Aging                    // an article: edited often when new, less and less as it ages
+	Periodic                 // exactly every k days (k from 1 to 30), at a fixed hour: a scheduled job
 	numProcesses
 )
 
-var processNames = [numProcesses]string{"static", "cho", "zipf", "lognormal", "pareto", "weekly", "daily", "hub-a", "hub-b"}
+var processNames = [numProcesses]string{"static", "cho", "zipf", "lognormal", "pareto", "weekly", "daily", "hub-a", "hub-b",
+	"bursty", "aging", "periodic"}
+
+// pageProcesses are the processes whose shares are shares of pages (hub-a and hub-b are of sites).
+var pageProcesses = []Process{Static, Cho, Zipf, LogNormal, Pareto, Weekly, Daily, Bursty, Aging, Periodic}
 
 func (p Process) String() string {
 	if p < numProcesses {
@@ -103,7 +110,7 @@ func ParseMix(s string) (Mix, error) {
 
 func (m Mix) pageTotal() float64 {
 	t := 0.0
-	for p := Static; p <= Daily; p++ {
+	for _, p := range pageProcesses {
 		t += m[p]
 	}
 	return t
@@ -123,6 +130,7 @@ func (m Mix) String() string {
 // page is one page of the synthetic web.
 type page struct {
 	site   int32
+	parent int32   // the hub that links it; -1 for a site's root
 	root   bool    // the site's hub, linking every other page of the site
 	proc   Process // its change process
 	born   float64 // 0 for the pages of the initial crawl
@@ -139,11 +147,16 @@ type Web struct {
 	// children[s] lists the non-root pages of site s by birth time; roots[s] is the site's hub.
 	children [][]int32
 	roots    []int32
+	// kids[i] lists the pages page i links, by birth time: what its hub page shows.
+	kids [][]int32
+	// sites holds what each site offers besides its pages: a sitemap, a trap.
+	sites []siteInfo
 	initial  int // pages born at 0: the first initial pages of pages
 }
 
 // webConfig is what the web generator needs from the simulation's Config.
 type webConfig struct {
+	family             string
 	pages, sites, days int
 	mix                Mix
 	births, deaths     float64
@@ -204,6 +217,9 @@ type generator struct {
 
 // newWeb draws a synthetic web. The same config gives the same web.
 func newWeb(cfg webConfig) *Web {
+	if cfg.family != "" && cfg.family != FamilyFlat {
+		return newFamilyWeb(cfg, cfg.family)
+	}
 	g := &generator{cfg: cfg, r: rand.New(rand.NewPCG(cfg.seed, 0x5eed)), w: &Web{days: cfg.days}}
 	g.zipfN = float64(max(cfg.pages, 1))
 	for k := 1; k <= cfg.pages; k++ {
@@ -243,7 +259,7 @@ func newWeb(cfg webConfig) *Web {
 	seenRoot := make([]bool, cfg.sites)
 	for _, a := range all {
 		id := int32(len(g.w.pages))
-		p := page{site: a.site, born: a.born, died: math.Inf(1)}
+		p := page{site: a.site, parent: -1, born: a.born, died: math.Inf(1)}
 		if !seenRoot[a.site] {
 			seenRoot[a.site], p.root = true, true
 			g.w.roots[a.site] = id
@@ -269,7 +285,12 @@ func newWeb(cfg webConfig) *Web {
 		p.lo = int32(len(g.w.times))
 		g.changes(p, rootChanges)
 		p.hi = int32(len(g.w.times))
+		if !p.root {
+			p.parent = g.w.roots[p.site]
+		}
 	}
+	g.w.sites = make([]siteInfo, cfg.sites)
+	g.w.linkKids()
 	return g.w
 }
 
@@ -284,7 +305,7 @@ func (g *generator) quantile(site int32) float64 {
 
 func (g *generator) pickProcess() Process {
 	u := g.r.Float64() * g.cfg.mix.pageTotal()
-	for p := Static; p <= Daily; p++ {
+	for _, p := range pageProcesses {
 		if u < g.cfg.mix[p] {
 			return p
 		}
@@ -328,42 +349,13 @@ func (g *generator) changes(p *page, rootChanges [][]float64) {
 			p.rate = quasiProb * float64(days) / 7
 		case Daily:
 			p.rate = quasiProb
+		case Bursty, Aging:
+			p.rate = choRate(u)
+		case Periodic:
+			p.rate = 1 / float64(periodicDays[g.r.IntN(len(periodicDays))])
 		}
 	}
-	switch p.proc {
-	case Cho, Zipf, LogNormal, HubA, HubB:
-		for t := p.born + g.r.ExpFloat64()/p.rate; t < end; t += g.r.ExpFloat64() / p.rate {
-			g.w.times = append(g.w.times, t)
-		}
-	case Pareto:
-		// Inter-update times with P(U > u) = (xm/u)^α for u >= xm and mean α·xm/(α−1) = 1/rate.
-		// The process starts well before the page's birth, so that its birth falls at a random point
-		// of an interval, as in a process observed in equilibrium.
-		xm := (paretoShape - 1) / paretoShape / p.rate
-		t := p.born - 20/p.rate*g.r.Float64()
-		for t < end {
-			t += xm / math.Pow(1-g.r.Float64(), 1/paretoShape)
-			if t >= p.born && t < end {
-				g.w.times = append(g.w.times, t)
-			}
-		}
-	case Weekly, Daily:
-		hour := (6 + 14*g.r.Float64()) / 24 // a working-day hour
-		var weekdays [7]bool
-		if p.proc == Daily {
-			weekdays = [7]bool{true, true, true, true, true, true, true}
-		} else {
-			n := int(math.Round(p.rate * 7 / quasiProb))
-			for _, d := range g.r.Perm(5)[:n] { // Monday to Friday; day 0 is a Monday
-				weekdays[d] = true
-			}
-		}
-		for d := math.Floor(p.born); d < end; d++ {
-			if t := d + hour; weekdays[int(d)%7] && t >= p.born && t < end && g.r.Float64() < quasiProb {
-				g.w.times = append(g.w.times, t)
-			}
-		}
-	}
+	g.w.times = append(g.w.times, drawChanges(g.r, p.proc, p.rate, p.born, end)...)
 	if p.root {
 		for _, t := range rootChanges[p.site] {
 			if t < end {
@@ -373,6 +365,91 @@ func (g *generator) changes(p *page, rootChanges [][]float64) {
 		slices.Sort(g.w.times[start:])
 		p.rate += float64(len(rootChanges[p.site])) / float64(g.cfg.days)
 	}
+}
+
+// periodicDays are the periods of the periodic process.
+var periodicDays = []int{1, 2, 3, 7, 14, 30}
+
+// Parameters of the bursty and aging processes.
+const (
+	burstRate   = 3.0 // edits per day within a burst
+	burstMinLen = 1.0 // days
+	burstMaxLen = 4.0
+	ageTau      = 5.0 // days: an aging page's rate halves every 3.5 days
+)
+
+// drawChanges draws the change times of a page of process proc and mean rate rate (per day) in
+// [born, end), ascending.
+func drawChanges(r *rand.Rand, proc Process, rate, born, end float64) []float64 {
+	var out []float64
+	if !(rate > 0) || proc == Static {
+		return nil
+	}
+	switch proc {
+	case Cho, Zipf, LogNormal, HubA, HubB:
+		for t := born + r.ExpFloat64()/rate; t < end; t += r.ExpFloat64() / rate {
+			out = append(out, t)
+		}
+	case Pareto:
+		// Inter-update times with P(U > u) = (xm/u)^α for u >= xm and mean α·xm/(α−1) = 1/rate.
+		// The process starts well before the page's birth, so that its birth falls at a random point
+		// of an interval, as in a process observed in equilibrium.
+		xm := (paretoShape - 1) / paretoShape / rate
+		t := born - 20/rate*r.Float64()
+		for t < end {
+			t += xm / math.Pow(1-r.Float64(), 1/paretoShape)
+			if t >= born && t < end {
+				out = append(out, t)
+			}
+		}
+	case Weekly, Daily:
+		hour := (6 + 14*r.Float64()) / 24 // a working-day hour
+		var weekdays [7]bool
+		if proc == Daily {
+			weekdays = [7]bool{true, true, true, true, true, true, true}
+		} else {
+			n := min(max(int(math.Round(rate*7/quasiProb)), 1), 5)
+			for _, d := range r.Perm(5)[:n] { // Monday to Friday; day 0 is a Monday
+				weekdays[d] = true
+			}
+		}
+		for d := math.Floor(born); d < end; d++ {
+			if t := d + hour; weekdays[int(d)%7] && t >= born && t < end && r.Float64() < quasiProb {
+				out = append(out, t)
+			}
+		}
+	case Bursty:
+		// Bursts of burstRate edits a day, lasting burstMinLen to burstMaxLen days, arriving as a
+		// Poisson process so that the mean rate is rate. Started before the birth, as for Pareto.
+		length := burstMinLen + (burstMaxLen-burstMinLen)*r.Float64()
+		every := burstRate * length / rate // mean days between bursts
+		for t := born - every*r.Float64(); t < end; t += r.ExpFloat64() * every {
+			for e := t + r.ExpFloat64()/burstRate; e < t+length && e < end; e += r.ExpFloat64() / burstRate {
+				if e >= born {
+					out = append(out, e)
+				}
+			}
+		}
+		slices.Sort(out)
+	case Aging:
+		// Rate λ0·exp(−age/τ) after birth, by thinning a Poisson process of rate λ0; λ0 is set so that
+		// the first 30 days average rate.
+		lambda0 := rate * 30 / (ageTau * (1 - math.Exp(-30/ageTau)))
+		for t := born + r.ExpFloat64()/lambda0; t < end; t += r.ExpFloat64() / lambda0 {
+			if r.Float64() < math.Exp(-(t-born)/ageTau) {
+				out = append(out, t)
+			}
+		}
+	case Periodic:
+		k := math.Round(1 / rate)
+		hour := r.Float64()
+		for t := math.Floor(born) + math.Floor(k*r.Float64()) + hour; t < end; t += k {
+			if t >= born {
+				out = append(out, t)
+			}
+		}
+	}
+	return out
 }
 
 // poisson draws a Poisson number with mean m (Knuth's method for small m, a normal approximation
