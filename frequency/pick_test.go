@@ -17,7 +17,9 @@ func pickNames(cands []Candidate, sh Share) []string {
 }
 
 func TestPick(t *testing.T) {
-	known := func(d string, key int, v float64) Candidate { return Candidate{Domain: d, Key: fmt.Sprint(key), Value: v} }
+	known := func(d string, key int, v float64) Candidate {
+		return Candidate{Domain: d, Key: fmt.Sprint(key), Value: v}
+	}
 	fresh := func(d string, key int, level int) Candidate {
 		return Candidate{Domain: d, New: true, Key: fmt.Sprint(key), Level: level}
 	}

@@ -19,10 +19,10 @@ import (
 // simulateOptions are the flags of strata simulate.
 type simulateOptions struct {
 	mix, budget, plot, policies, web string
-	pages, sites, days          int
-	seed                        uint64
-	births, deaths              float64
-	asJSON                      bool
+	pages, sites, days               int
+	seed                             uint64
+	births, deaths                   float64
+	asJSON                           bool
 }
 
 func newSimulateCmd(a *app) *cobra.Command {

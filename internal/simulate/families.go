@@ -63,7 +63,7 @@ const farmSize = 5000
 // spec is a page being drawn, before pages are put in birth order.
 type spec struct {
 	site   int32
-	parent int   // index in the specs, -1 for a root
+	parent int // index in the specs, -1 for a root
 	proc   Process
 	rate   float64
 	born   float64

@@ -150,8 +150,8 @@ type Web struct {
 	// kids[i] lists the pages page i links, by birth time: what its hub page shows.
 	kids [][]int32
 	// sites holds what each site offers besides its pages: a sitemap, a trap.
-	sites []siteInfo
-	initial  int // pages born at 0: the first initial pages of pages
+	sites   []siteInfo
+	initial int // pages born at 0: the first initial pages of pages
 }
 
 // webConfig is what the web generator needs from the simulation's Config.
