@@ -255,10 +255,12 @@ func mix(run int64, pageURL string) uint64 {
 	return h.Sum64()
 }
 
-// value is what fetching a known due page now is worth to the policy (frequency.StaleValue): the
-// probability that its copy is stale, by its estimated change rate and the runs since its last
-// usable fetch, times its weight in the weighted objective; certainly stale when the site's sitemap or feed says it changed
-// since. The uniform policy values only the wait, so the budget goes round robin.
+// value is what fetching a known due page now is worth to the policy (frequency.GainValue): the fresh
+// time it buys before the page's next change or next fetch — the probability that its copy is stale,
+// by its estimated change rate and the runs since its last usable fetch (certain when the site's
+// sitemap or feed says it changed since), times the time a fresh copy lasts within its revisit
+// interval — times its weight in the weighted objective. The uniform policy values only the wait,
+// so the budget goes round robin.
 func (s *stage) value(c store.Candidate) float64 {
 	last, ok := lastUsable(c.Records)
 	runs := float64(s.run.ID - last)
@@ -279,7 +281,7 @@ func (s *stage) value(c store.Candidate) float64 {
 	if s.c.cfg.Weighted {
 		weight = c.Weight
 	}
-	return frequency.StaleValue(rate, runs, weight, hintSaysChanged(c))
+	return frequency.GainValue(rate, runs, float64(c.FrMax), weight, hintSaysChanged(c))
 }
 
 // defaultRate is the change rate assumed for a page with too little history to estimate one.

@@ -14,7 +14,7 @@ type Candidate struct {
 	// goes down the levels as Bouras et al.'s does.
 	Level int
 	// Value orders known pages: what fetching the page now is worth to the policy, the highest
-	// first ([StaleValue], [WaitValue]).
+	// first ([GainValue], [WaitValue]).
 	Value float64
 	// Key breaks ties, the lowest first: the page's URL, so the choice does not depend on the order
 	// in which concurrent workers happened to find pages.
@@ -130,24 +130,34 @@ func newTurns(cands []Candidate, byDomain map[string][]int, rotate int, allowanc
 	}
 }
 
-// StaleValue is what fetching a known page now is worth when it changes as a Poisson process of
-// rate changes per run and was last fetched successfully runs ago: the probability that its stored
-// copy is stale, 1 − exp(−rate · runs), times its weight. Taking the due pages by it, the highest
-// first, makes the most stored copies current per fetch (Cho and Garcia-Molina; Wolf et al.'s
-// marginal gain at the moment of the crawl). A page the site says changed since the fetch
-// (updated) is certainly stale. A weight <= 0 or NaN counts as 1.
-func StaleValue(rate, runs, weight float64, updated bool) float64 {
+// GainValue is what fetching a known page now is worth to the time-average freshness of the archive:
+// the stored copy is stale with probability 1 − exp(−rate · runs) (certainly, when the site says it
+// changed: updated), a fetch makes it fresh, and it then stays fresh until its next change, which
+// comes after (1 − exp(−rate · horizon)) / rate runs on average within the horizon runs before the
+// page is fetched again. The product, times the page's weight, is the fresh time the fetch buys (in
+// runs): Cho and Garcia-Molina's reason not to chase the fastest pages — a page that changes every
+// hour is stale almost surely, but a fetch keeps it fresh only for an hour — and Wolf et al.'s
+// marginal gain, for one crawl at one moment. A rate <= 0 (never seen changing) is worth nothing
+// unless the site says it changed; a weight <= 0 or NaN counts as 1; a horizon below one run as one.
+func GainValue(rate, runs, horizon, weight float64, updated bool) float64 {
 	if !(weight > 0) {
 		weight = 1
 	}
+	horizon = max(horizon, 1)
+	rate = max(rate, 0)
 	p := 1.0
 	if !updated {
-		p = -math.Expm1(-max(rate, 0) * max(runs, 0))
-		if math.IsNaN(p) {
-			p = 1
-		}
+		p = -math.Expm1(-rate * max(runs, 0))
 	}
-	return weight * p
+	fresh := horizon // the limit as the rate goes to 0
+	if x := rate * horizon; x > 1e-9 {
+		fresh = -math.Expm1(-x) / rate
+	}
+	v := weight * p * fresh
+	if math.IsNaN(v) {
+		return weight * horizon
+	}
+	return v
 }
 
 // WaitValue is the uniform policy's value of a known page: the runs since its last fetch, so the

@@ -141,23 +141,32 @@ func TestPickIsBoundedAndDeterministic(t *testing.T) {
 	}
 }
 
-func TestStaleValue(t *testing.T) {
+func TestGainValue(t *testing.T) {
 	tests := []struct {
-		rate, runs, weight float64
-		updated            bool
-		want               float64
+		name                        string
+		rate, runs, horizon, weight float64
+		updated                     bool
+		want                        float64
 	}{
-		{0.1, 10, 1, false, 1 - math.Exp(-1)},
-		{0.1, 10, 2, false, 2 * (1 - math.Exp(-1))},
-		{0, 10, 1, false, 0},
-		{0.1, 0, 1, false, 0},
-		{0.1, 1, 1, true, 1},
-		{0.1, 10, math.NaN(), false, 1 - math.Exp(-1)},
-		{math.Inf(1), 5, 1, false, 1},
+		{"stale with p = 1 − e^−1, fresh for (1 − e^−1)/0.1 runs of 10", 0.1, 10, 10, 1, false, (1 - math.Exp(-1)) * (1 - math.Exp(-1)) / 0.1},
+		{"weight multiplies", 0.1, 10, 10, 2, false, 2 * (1 - math.Exp(-1)) * (1 - math.Exp(-1)) / 0.1},
+		{"never seen changing: worth nothing", 0, 10, 10, 1, false, 0},
+		{"just fetched: worth nothing", 0.1, 0, 10, 1, false, 0},
+		{"the site says it changed", 0.1, 1, 10, 1, true, (1 - math.Exp(-1)) / 0.1},
+		{"a static page the site says changed: the whole horizon", 0, 3, 10, 1, true, 10},
+		{"NaN weight counts as 1", 0.1, 10, 10, math.NaN(), false, (1 - math.Exp(-1)) * (1 - math.Exp(-1)) / 0.1},
+		{"horizon below one run counts as one", 0.5, 100, 0, 1, false, (1 - math.Exp(-50)) * (1 - math.Exp(-0.5)) / 0.5},
 	}
 	for _, tt := range tests {
-		if got := StaleValue(tt.rate, tt.runs, tt.weight, tt.updated); math.Abs(got-tt.want) > 1e-12 {
-			t.Errorf("StaleValue(%v, %v, %v, %v) = %v, want %v", tt.rate, tt.runs, tt.weight, tt.updated, got, tt.want)
+		if got := GainValue(tt.rate, tt.runs, tt.horizon, tt.weight, tt.updated); math.Abs(got-tt.want) > 1e-12 {
+			t.Errorf("%s: GainValue = %v, want %v", tt.name, got, tt.want)
 		}
+	}
+	// Cho's point: a page that changes every run is stale for sure, but a fetch buys it about one
+	// run of freshness; one that changes every twenty runs, fetched after ten, buys more.
+	fast := GainValue(24, 10, 10, 1, false)
+	slow := GainValue(0.05, 10, 10, 1, false)
+	if !(slow > fast) {
+		t.Errorf("a page changing hourly (%v) outranks one changing every twenty runs (%v)", fast, slow)
 	}
 }

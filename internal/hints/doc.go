@@ -32,6 +32,6 @@
 // [Trust] counts, per host, how often a hint agreed with what the next fetch observed, and says when
 // a host's "not modified" hints may be acted upon. [ChangeFreq.FrMax] turns a changefreq into a first
 // revisit interval. How a hint weighs in a run that cannot fetch everything due — a page the site
-// says changed since our fetch is certainly stale — is the crawler's choice (frequency.StaleValue);
+// says changed since our fetch is certainly stale — is the crawler's choice (frequency.GainValue);
 // docs/fidelity.md says where that departs from Xu et al.'s priority scores.
 package hints
