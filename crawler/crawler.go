@@ -83,9 +83,11 @@ type Store interface {
 	SetHub(ctx context.Context, hub int64, threshold, childRatio float64) error
 	ForceChildren(ctx context.Context, hub int64, runStart time.Time) ([]string, error)
 	SkipSubtree(ctx context.Context, hub, run int64, maxSkips int) (int, error)
-	// URLsPerHost and RecordTrap serve the trap defences.
+	// URLsPerHost and RecordTrap serve the trap defences; TrapRules, SaveTrapRule(s), HoldURLs and
+	// ReleaseTrapRule keep what they learn from run to run and hold the URLs of throttled units.
 	URLsPerHost(ctx context.Context) (map[string]int, error)
 	RecordTrap(ctx context.Context, e store.TrapEvent) error
+	TrapStore
 	// LastAccess returns when each host[:port] was last contacted after since, by any process.
 	LastAccess(ctx context.Context, since time.Time) (map[string]time.Time, error)
 }
@@ -383,8 +385,13 @@ func (c *Crawler) Crawl(ctx context.Context, run Run) (*Stats, error) {
 	for h, n := range perHost {
 		perDomain[c.gate.Key(h)] += n
 	}
+	guard, held, err := c.trapGuard(ctx, run, perDomain)
+	if err != nil {
+		return nil, err
+	}
+	due -= held
 	s := &stage{c: c, run: run, hops: map[int64]int{}, retries: map[int64]int{}, seedDomains: SeedDomains(seedHosts),
-		guard: traps.New(c.cfg.Traps, perDomain), budget: newBudget(0, 0)}
+		guard: guard, budget: newBudget(0, 0)}
 	budgeted := len(run.Only) == 0 && c.cfg.Budget > 0
 	if len(run.Only) == 0 {
 		s.budget = newBudget(c.cfg.Budget, c.cfg.NewShare)
@@ -439,6 +446,9 @@ func (c *Crawler) Crawl(ctx context.Context, run Run) (*Stats, error) {
 		err = s.round(workCtx)
 	}
 	s.commit.close()
+	if serr := s.saveTraps(context.WithoutCancel(ctx)); serr != nil && err == nil {
+		err = serr
+	}
 	if serr := c.store.SaveRunDomains(context.WithoutCancel(ctx), run.ID, s.ledger.list()); serr != nil && err == nil {
 		err = serr
 	}

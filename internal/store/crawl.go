@@ -22,14 +22,21 @@ func (db *DB) Countdown(ctx context.Context) (due, waiting int, err error) {
 		// moved the clock by hand since. "due_tick > 0" lets SQLite use urls_waiting, whose
 		// condition a query must repeat.
 		var tick, filled int64
+		if err := takeBackProbes(ctx, tx); err != nil {
+			return err
+		}
 		if err := tx.QueryRowContext(ctx, `UPDATE countdown SET tick = tick + 1 RETURNING tick, filled`).Scan(&tick, &filled); err != nil {
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO due (host, prio, level, id)
-			SELECT host, prio, level, id FROM urls WHERE state = 'active' AND due_tick > 0 AND due_tick > ?1 AND due_tick <= ?2`, min(filled, tick-1), tick); err != nil {
+			SELECT host, prio, level, id FROM urls WHERE state = 'active' AND due_tick > 0 AND due_tick > ?1 AND due_tick <= ?2
+			AND NOT EXISTS (SELECT 1 FROM trap_holds h WHERE h.url_id = urls.id AND h.released = 0)`, min(filled, tick-1), tick); err != nil {
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE countdown SET filled = ?`, tick); err != nil {
+			return err
+		}
+		if err := releaseProbes(ctx, tx, tick); err != nil {
 			return err
 		}
 		// Two counts, over the due table and the waiting index, so neither reads a row.
@@ -42,6 +49,39 @@ func (db *DB) Countdown(ctx context.Context) (due, waiting int, err error) {
 		return 0, 0, fmt.Errorf("countdown: %w", err)
 	}
 	return due, waiting, nil
+}
+
+// takeBackProbes runs before a countdown moves the tick: a URL a trap rule released as a probe and
+// that the last run fetched (it is no longer due) goes back under its rule, as a known page of a
+// throttled unit; a held URL that is not active any more leaves the holds. A probe not fetched yet
+// stays out, and keeps its rule from releasing another.
+func takeBackProbes(ctx context.Context, tx *sql.Tx) error {
+	// Both statements read trap_holds, which is small, and look each URL up: never the whole of urls.
+	if _, err := tx.ExecContext(ctx, `DELETE FROM trap_holds WHERE (SELECT state FROM urls WHERE id = trap_holds.url_id) <> 'active'`); err != nil {
+		return err
+	}
+	_, err := tx.ExecContext(ctx, `UPDATE trap_holds SET released = 0 WHERE released <> 0
+		AND (SELECT due_tick FROM urls WHERE id = trap_holds.url_id) > `+tickNow)
+	return err
+}
+
+// releaseProbes lets each throttled trap rule whose probe is due (probe_every runs since the last,
+// none out) release its probes: the URLs it has held longest, counting a known page from its last
+// fetch, that are due by their own tick. They join the due set through trap_holds' trigger.
+func releaseProbes(ctx context.Context, tx *sql.Tx, tick int64) error {
+	if _, err := tx.ExecContext(ctx, `WITH ready AS (
+			SELECT r.id, r.probes FROM trap_rules r WHERE r.state = 'throttled' AND ?1 >= r.probed_tick + r.probe_every
+			AND NOT EXISTS (SELECT 1 FROM trap_holds o WHERE o.rule_id = r.id AND o.released <> 0)),
+		cand AS (
+			SELECT h.url_id, ready.probes, row_number() OVER (PARTITION BY h.rule_id ORDER BY coalesce(u.date, u.added_at), h.url_id) AS k
+			FROM ready JOIN trap_holds h ON h.rule_id = ready.id AND h.released = 0 JOIN urls u ON u.id = h.url_id
+			WHERE u.state = 'active' AND u.due_tick <= ?1)
+		UPDATE trap_holds SET released = ?1 WHERE url_id IN (SELECT url_id FROM cand WHERE k <= probes)`, tick); err != nil {
+		return err
+	}
+	_, err := tx.ExecContext(ctx, `UPDATE trap_rules SET probed_tick = ?1
+		WHERE id IN (SELECT rule_id FROM trap_holds WHERE released = ?1)`, tick)
+	return err
 }
 
 // tickNow is the countdown's current tick, in SQL.
@@ -59,7 +99,10 @@ func frOf(dueTick string) string {
 }
 
 // isDue is the SQL condition for a due row of urls: it has a row in the due table.
-const isDue = `state = 'active' AND due_tick <= ` + tickNow
+const isDue = `state = 'active' AND due_tick <= ` + tickNow + ` AND ` + notHeld
+
+// notHeld is the SQL condition for a row of urls that no trap rule holds.
+const notHeld = `NOT EXISTS (SELECT 1 FROM trap_holds h WHERE h.url_id = urls.id AND h.released = 0)`
 
 // DueHosts lists the hosts that have due URLs, with how many each has.
 func (db *DB) DueHosts(ctx context.Context) (map[string]int, error) {
@@ -89,7 +132,8 @@ func (db *DB) hostCounts(ctx context.Context, op, query string, args ...any) (ma
 }
 
 // Immediate makes urls (normalised) due now for an out-of-schedule fetch: unknown ones are added at
-// level 0, known ones get fr 0 and, if removed or gone, become active again. It returns their ids.
+// level 0, known ones get fr 0 and, if removed or gone, become active again; a trap rule that held
+// one lets it go. It returns their ids.
 func (db *DB) Immediate(ctx context.Context, urls []NewURL) ([]int64, error) {
 	ids := make([]int64, 0, len(urls))
 	now := formatTime(db.now())
@@ -101,6 +145,10 @@ func (db *DB) Immediate(ctx context.Context, urls []NewURL) ([]int64, error) {
 				state = CASE WHEN state IN ('gone', 'removed') THEN 'active' ELSE state END
 				RETURNING id`, u.URL, u.Host, max(u.FrMax, 1), now).Scan(&id)
 			if err != nil {
+				return fmt.Errorf("%s: %w", u.URL, err)
+			}
+			// A person asked for it: no trap rule holds it back.
+			if _, err := tx.ExecContext(ctx, `DELETE FROM trap_holds WHERE url_id = ?`, id); err != nil {
 				return fmt.Errorf("%s: %w", u.URL, err)
 			}
 			ids = append(ids, id)
@@ -563,6 +611,9 @@ type NewURL struct {
 	FrMax    int
 	ParentID int64
 	RootID   int64
+	// Hold, when set, is the trap rule (TrapRule.ID) that holds the URL if Discover inserts it: it
+	// joins the table but not the due set.
+	Hold int64
 }
 
 // Enqueued says what Enqueue did.
@@ -807,9 +858,9 @@ func (db *DB) ArchivePaths(ctx context.Context, url string) ([]string, error) {
 	return out, rows.Err()
 }
 
-// Discover records URLs found on a page in one transaction: new ones are inserted due now; a known
-// one is left as it is, except that its level is raised when it is now reached from a higher page.
-// It returns the URLs it inserted.
+// Discover records URLs found on a page in one transaction: new ones are inserted due now, or held
+// by their NewURL.Hold rule; a known one is left as it is, except that its level is raised when it
+// is now reached from a higher page. It returns the URLs it inserted.
 func (db *DB) Discover(ctx context.Context, found []NewURL) ([]NewURL, error) {
 	var added []NewURL
 	now := formatTime(db.now())
@@ -836,6 +887,15 @@ func (db *DB) Discover(ctx context.Context, found []NewURL) ([]NewURL, error) {
 				return err
 			}
 			if n, _ := res.RowsAffected(); n == 1 {
+				if u.Hold != 0 {
+					id, err := res.LastInsertId()
+					if err != nil {
+						return err
+					}
+					if _, err := tx.ExecContext(ctx, `INSERT INTO trap_holds (url_id, rule_id) VALUES (?, ?)`, id, u.Hold); err != nil {
+						return err
+					}
+				}
 				added = append(added, u)
 				continue
 			}

@@ -1,0 +1,332 @@
+package crawler_test
+
+import (
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/strata-crawler/strata/crawler"
+	"github.com/strata-crawler/strata/internal/config"
+	"github.com/strata-crawler/strata/internal/store"
+	"github.com/strata-crawler/strata/internal/testweb"
+)
+
+// trapWorld is a loopback web with both sides of the trap defences: legitimate sites whose URLs
+// look like traps (numbered pagination, release notes) and sites with a trap each (a calendar,
+// session ids, a link farm, a path loop) besides a few real pages. Every site is a host of its own.
+type trapWorld struct {
+	web   *testweb.Web
+	sites []*trapSite
+	named map[string]*trapSite // by testweb site name
+}
+
+type trapSite struct {
+	role string // pagination, docs, calendar, sessions, farm, loop
+	site *testweb.Site
+	h    testweb.Hostile
+}
+
+// trapLevel is the seed level of every site: deep enough for the documentation site's oldest
+// release note, found through 54 "previous release" links, and for a trap to show its depth.
+const trapLevel = 64
+
+func newTrapWorld(tb testing.TB, paginated, farm int) *trapWorld {
+	w := &trapWorld{web: testweb.New(tb), named: map[string]*trapSite{}}
+	add := func(role string, f func(*testweb.Site) testweb.Hostile) {
+		s := w.web.AddSite(tb)
+		ts := &trapSite{role: role, site: s, h: f(s)}
+		w.sites = append(w.sites, ts)
+		w.named[s.Name] = ts
+	}
+	for range paginated {
+		add("pagination", func(s *testweb.Site) testweb.Hostile { return s.Pagination(50, 20) })
+	}
+	add("docs", (*testweb.Site).DocSite)
+	add("calendar", (*testweb.Site).Calendar)
+	add("sessions", (*testweb.Site).SessionIDs)
+	add("farm", func(s *testweb.Site) testweb.Hostile { return s.LinkFarm(farm) })
+	add("loop", (*testweb.Site).Loop)
+	return w
+}
+
+// legit counts the real pages of the web.
+func (w *trapWorld) legit() int {
+	n := 0
+	for _, s := range w.sites {
+		n += len(s.h.Legit)
+	}
+	return n
+}
+
+// trapRun is what one run cost, read from the servers' logs.
+type trapRun struct {
+	pages  int            // page requests (robots.txt, sitemaps and feeds aside)
+	trap   int            // of them, into a trap
+	byRole map[string]int // trap requests by the trap's site role
+}
+
+func (r trapRun) share() float64 {
+	if r.pages == 0 {
+		return 0
+	}
+	return float64(r.trap) / float64(r.pages)
+}
+
+// trapOutcome is what a series of runs did to the web.
+type trapOutcome struct {
+	runs []trapRun
+	// lost are the real pages a trap defence kept from being fetched: held at the end, or never
+	// let into the table; unreached are those never fetched otherwise (a budget not reaching them
+	// yet). Both by site role, each page as site+path.
+	lost, unreached map[string][]string
+	rules           []store.TrapRule
+}
+
+func count(m map[string][]string) int {
+	n := 0
+	for _, l := range m {
+		n += len(l)
+	}
+	return n
+}
+
+func (o trapOutcome) total() (pages, trap int) {
+	for _, r := range o.runs {
+		pages += r.pages
+		trap += r.trap
+	}
+	return pages, trap
+}
+
+// tail sums the runs after the first k.
+func (o trapOutcome) tail(k int) (pages, trap int) {
+	for _, r := range o.runs[min(k, len(o.runs)):] {
+		pages += r.pages
+		trap += r.trap
+	}
+	return pages, trap
+}
+
+func (o trapOutcome) String() string {
+	var b strings.Builder
+	for i, r := range o.runs {
+		fmt.Fprintf(&b, "run %2d: %5d page fetches, %4d in traps (%4.1f %%) %v\n", i+1, r.pages, r.trap, 100*r.share(), r.byRole)
+	}
+	pages, trap := o.total()
+	fmt.Fprintf(&b, "all runs: %d page fetches, %d in traps (%.1f %%); real pages lost to a defence: %d %v; not reached yet: %d\n",
+		pages, trap, 100*float64(trap)/float64(max(pages, 1)), count(o.lost), o.lost, count(o.unreached))
+	for _, r := range o.rules {
+		if r.Throttled {
+			fmt.Fprintf(&b, "  throttled %-40s %-10s since run %d: %d/%d repeats, %d self-found, %d levels; holds %d, probe every %d runs\n",
+				r.Unit, r.Reason, r.SinceRun, r.Dups, r.Judged, r.SelfFound, r.MaxLevel-r.MinLevel, r.Held, r.ProbeEvery)
+		}
+	}
+	return b.String()
+}
+
+// dayClock is the runs' clock: one day per run, as strata run from cron would see it.
+type dayClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *dayClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *dayClock) next() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(24 * time.Hour)
+	return c.t
+}
+
+// play crawls the web from scratch for runs runs, each a whole cycle (crawl, recalc, links) as
+// strata run does it, with the policy and budget (pages per run, 0: none) given.
+func (w *trapWorld) play(t testing.TB, policy string, budget, runs int) trapOutcome {
+	t.Helper()
+	ctx := t.Context()
+	dir := t.TempDir()
+	db, err := store.Open(ctx, filepath.Join(dir, "strata.db"), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var seeds []store.NewSeed
+	for _, s := range w.sites {
+		seeds = append(seeds, store.NewSeed{URL: s.site.URL("/"), Host: s.site.Host(), Level: trapLevel, FrMax: 1})
+	}
+	if _, err := db.AddSeeds(ctx, seeds); err != nil {
+		t.Fatal(err)
+	}
+	conf, err := config.Load(config.Options{WorkDir: dir, Getenv: func(string) string { return "" }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	conf.Crawl.UserAgent = userAgent
+	conf.Crawl.Workers = 16
+	conf.Politeness.LoopbackDelay = time.Millisecond
+	conf.Frequency.Policy = policy
+	conf.Optimizer.Budget = budget
+	setup := crawler.SetupOf(conf)
+	setup.Crawl.Log = slog.New(slog.DiscardHandler)
+	clock := &dayClock{t: time.Date(2026, 1, 1, 3, 0, 0, 0, time.UTC)}
+	setup.Crawl.Now = clock.Now
+	cyc, err := crawler.Open(ctx, db, nil, setup)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cyc.Close()
+
+	out := trapOutcome{lost: map[string][]string{}}
+	first := len(w.web.Requests())
+	seen := first
+	for range runs {
+		now := clock.next()
+		run, err := db.BeginRun(ctx, now, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := cyc.Crawl(ctx, crawler.Run{ID: run, Start: now}); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := cyc.After(ctx, run); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.FinishRun(ctx, store.Run{ID: run, EndedAt: now, Status: "completed"}); err != nil {
+			t.Fatal(err)
+		}
+		reqs := w.web.Requests()
+		r := trapRun{byRole: map[string]int{}}
+		for _, q := range reqs[seen:] {
+			ts := w.named[q.Site]
+			if ts == nil || q.Path == "/robots.txt" || strings.HasPrefix(q.Path, "/sitemap") {
+				continue
+			}
+			r.pages++
+			if ts.h.Trap != nil && ts.h.Trap(q.Path) {
+				r.trap++
+				r.byRole[ts.role]++
+			}
+		}
+		seen = len(reqs)
+		out.runs = append(out.runs, r)
+	}
+	fetched := map[string]bool{}
+	for _, q := range w.web.Requests()[first:] {
+		if q.Status == 200 {
+			fetched[q.Site+q.Path] = true
+		}
+	}
+	held, err := db.HeldURLs(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out.lost, out.unreached = map[string][]string{}, map[string][]string{}
+	for _, s := range w.sites {
+		for _, p := range s.h.Legit {
+			if fetched[s.site.Name+p] {
+				continue
+			}
+			if _, ok := held[s.site.URL(p)]; ok {
+				out.lost[s.role] = append(out.lost[s.role], s.site.Name+p)
+			} else {
+				out.unreached[s.role] = append(out.unreached[s.role], s.site.Name+p)
+			}
+		}
+	}
+	if out.rules, err = db.TrapRules(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// throttledRoles returns the site roles that have a throttled trap rule.
+func (w *trapWorld) throttledRoles(o trapOutcome) map[string]bool {
+	out := map[string]bool{}
+	for _, r := range o.rules {
+		for _, s := range w.sites {
+			if r.Throttled && strings.HasPrefix(r.Unit, s.site.Host()+"/") {
+				out[s.role] = true
+			}
+		}
+	}
+	return out
+}
+
+var trapRoles = []string{"calendar", "sessions", "farm", "loop"}
+
+// throttledSince returns the run in which the trap of role was throttled (the run count when it was
+// not).
+func (w *trapWorld) throttledSince(o trapOutcome, role string) int64 {
+	since := int64(len(o.runs))
+	for _, r := range o.rules {
+		for _, s := range w.sites {
+			if s.role == role && r.Throttled && strings.HasPrefix(r.Unit, s.site.Host()+"/") && r.SinceRun < since {
+				since = r.SinceRun
+			}
+		}
+	}
+	return since
+}
+
+// TestTrapWorldLosesNothingAndPaysLittle plays the trap world without a budget and with one of 10 %
+// of its real pages: no real page may be held back, every trap must be throttled after at most 30
+// of its pages were fetched, and cost at most a probe per run after that. The world is small, with a
+// trap on 4 of its 13 sites, so its shares of a run mean little; BenchmarkTrapWorld measures those
+// on the web.
+func TestTrapWorldLosesNothingAndPaysLittle(t *testing.T) {
+	w := newTrapWorld(t, 8, 2000)
+	legit := w.legit()
+	tests := []struct {
+		name   string
+		policy string
+		budget int
+		runs   int
+	}{
+		{"no budget", "bouras", 0, 4},
+		{"budget 10%", "optimal", legit / 10, 16},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o := w.play(t, tt.policy, tt.budget, tt.runs)
+			t.Logf("%d real pages, budget %d:\n%s", legit, tt.budget, o)
+			if n := count(o.lost); n != 0 {
+				t.Errorf("%d real pages held back by a trap defence: %v", n, o.lost)
+			}
+			if n := count(o.unreached); tt.budget == 0 && n != 0 {
+				t.Errorf("%d real pages never fetched without a budget: %v", n, o.unreached)
+			}
+			throttled := w.throttledRoles(o)
+			for _, role := range trapRoles {
+				if !throttled[role] {
+					t.Errorf("the %s trap is not throttled after %d runs", role, tt.runs)
+				}
+			}
+			for _, role := range trapRoles {
+				since := w.throttledSince(o, role)
+				learnt, after := 0, 0
+				for i, r := range o.runs {
+					if int64(i+1) <= since {
+						learnt += r.byRole[role]
+					} else {
+						after += r.byRole[role]
+					}
+				}
+				if learnt > 30 {
+					t.Errorf("the %s trap took %d fetches until it was throttled in run %d, want at most 30", role, learnt, since)
+				}
+				// A throttled trap costs at most a probe per run.
+				if runs := len(o.runs) - int(since); after > runs {
+					t.Errorf("the %s trap took %d fetches in the %d runs after it was throttled, want at most one a run", role, after, runs)
+				}
+			}
+		})
+	}
+}
