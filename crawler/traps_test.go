@@ -3,9 +3,11 @@ package crawler_test
 import (
 	"fmt"
 	"log/slog"
+	"net/http"
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -147,9 +149,16 @@ func (c *dayClock) next() time.Time {
 	return c.t
 }
 
-// play crawls the web from scratch for runs runs, each a whole cycle (crawl, recalc, links) as
-// strata run does it, with the policy and budget (pages per run, 0: none) given.
-func (w *trapWorld) play(t testing.TB, policy string, budget, runs int) trapOutcome {
+// trapCrawl is a database crawling a web run after run, each run a whole cycle (crawl, recalc,
+// links) as strata run does it.
+type trapCrawl struct {
+	t     testing.TB
+	db    *store.DB
+	cyc   *crawler.Cycle
+	clock *dayClock
+}
+
+func newTrapCrawl(t testing.TB, policy string, budget int, seeds []store.NewSeed) *trapCrawl {
 	t.Helper()
 	ctx := t.Context()
 	dir := t.TempDir()
@@ -157,11 +166,7 @@ func (w *trapWorld) play(t testing.TB, policy string, budget, runs int) trapOutc
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer db.Close()
-	var seeds []store.NewSeed
-	for _, s := range w.sites {
-		seeds = append(seeds, store.NewSeed{URL: s.site.URL("/"), Host: s.site.Host(), Level: trapLevel, FrMax: 1})
-	}
+	t.Cleanup(func() { db.Close() })
 	if _, err := db.AddSeeds(ctx, seeds); err != nil {
 		t.Fatal(err)
 	}
@@ -176,32 +181,53 @@ func (w *trapWorld) play(t testing.TB, policy string, budget, runs int) trapOutc
 	conf.Optimizer.Budget = budget
 	setup := crawler.SetupOf(conf)
 	setup.Crawl.Log = slog.New(slog.DiscardHandler)
-	clock := &dayClock{t: time.Date(2026, 1, 1, 3, 0, 0, 0, time.UTC)}
-	setup.Crawl.Now = clock.Now
-	cyc, err := crawler.Open(ctx, db, nil, setup)
-	if err != nil {
+	c := &trapCrawl{t: t, db: db, clock: &dayClock{t: time.Date(2026, 1, 1, 3, 0, 0, 0, time.UTC)}}
+	setup.Crawl.Now = c.clock.Now
+	if c.cyc, err = crawler.Open(ctx, db, nil, setup); err != nil {
 		t.Fatal(err)
 	}
-	defer cyc.Close()
+	t.Cleanup(c.cyc.Close)
+	return c
+}
 
-	out := trapOutcome{lost: map[string][]string{}}
+// run plays one run, a day after the last.
+func (c *trapCrawl) run() *crawler.Stats {
+	c.t.Helper()
+	ctx := c.t.Context()
+	now := c.clock.next()
+	run, err := c.db.BeginRun(ctx, now, 0)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	st, err := c.cyc.Crawl(ctx, crawler.Run{ID: run, Start: now})
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	if _, _, err := c.cyc.After(ctx, run); err != nil {
+		c.t.Fatal(err)
+	}
+	if err := c.db.FinishRun(ctx, store.Run{ID: run, EndedAt: now, Status: "completed"}); err != nil {
+		c.t.Fatal(err)
+	}
+	return st
+}
+
+// play crawls the web from scratch for runs runs with the policy and budget (pages per run, 0:
+// none) given.
+func (w *trapWorld) play(t testing.TB, policy string, budget, runs int) trapOutcome {
+	t.Helper()
+	ctx := t.Context()
+	var seeds []store.NewSeed
+	for _, s := range w.sites {
+		seeds = append(seeds, store.NewSeed{URL: s.site.URL("/"), Host: s.site.Host(), Level: trapLevel, FrMax: 1})
+	}
+	c := newTrapCrawl(t, policy, budget, seeds)
+	db := c.db
+	out := trapOutcome{}
 	first := len(w.web.Requests())
 	seen := first
 	for range runs {
-		now := clock.next()
-		run, err := db.BeginRun(ctx, now, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := cyc.Crawl(ctx, crawler.Run{ID: run, Start: now}); err != nil {
-			t.Fatal(err)
-		}
-		if _, _, err := cyc.After(ctx, run); err != nil {
-			t.Fatal(err)
-		}
-		if err := db.FinishRun(ctx, store.Run{ID: run, EndedAt: now, Status: "completed"}); err != nil {
-			t.Fatal(err)
-		}
+		c.run()
 		reqs := w.web.Requests()
 		r := trapRun{byRole: map[string]int{}}
 		for _, q := range reqs[seen:] {
@@ -329,4 +355,70 @@ func TestTrapWorldLosesNothingAndPaysLittle(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestTrapClearsWhenTheSiteChanges throttles a farm of near-identical pages, then gives its pages
+// text of their own: the probes bring new text five runs in a row, the farm is cleared, and every
+// page it held is fetched.
+func TestTrapClearsWhenTheSiteChanges(t *testing.T) {
+	web := testweb.New(t)
+	s := web.AddSite(t)
+	const n = 60
+	var changed atomic.Bool
+	var index strings.Builder
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&index, `<a href="/many/%d.html">%d</a> `, i, i)
+	}
+	s.Page("/", "<html><body><p>Entries</p>"+index.String()+"</body></html>")
+	s.HandlePrefix("/many/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		text := "Entry " + strings.TrimPrefix(r.URL.Path, "/many/")
+		if changed.Load() {
+			text = fmt.Sprintf("Entry %s: %s", r.URL.Path, strings.Repeat(fmt.Sprintf("word%c ", 'a'+len(r.URL.Path)%26), 3)+r.URL.Path[len("/many/"):])
+			text = strings.Map(func(c rune) rune { // numbers are set aside: spell them out
+				if c >= '0' && c <= '9' {
+					return 'a' + (c - '0')
+				}
+				return c
+			}, text)
+		}
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprintf(w, `<html><body><p>%s</p><a href="/">back</a></body></html>`, text)
+	}))
+	c := newTrapCrawl(t, "nutch", 0, []store.NewSeed{{URL: s.URL("/"), Host: s.Host(), Level: 2, FrMax: 1}})
+	farmFetches := func() map[string]bool {
+		got := map[string]bool{}
+		for _, r := range web.RequestsTo(s) {
+			if strings.HasPrefix(r.Path, "/many/") {
+				got[r.Path] = true
+			}
+		}
+		return got
+	}
+	c.run()
+	first := len(farmFetches())
+	rules, err := c.db.TrapRules(t.Context())
+	if err != nil || len(rules) != 1 || !rules[0].Throttled || first >= n {
+		t.Fatalf("after run 1: %d of %d farm pages fetched, rules %+v, %v; want the farm throttled", first, n, rules, err)
+	}
+	changed.Store(true)
+	cleared := 0
+	for run := 2; run <= 9 && cleared == 0; run++ {
+		c.run()
+		if rules, _ := c.db.TrapRules(t.Context()); len(rules) == 1 && !rules[0].Throttled {
+			cleared = run
+		}
+	}
+	c.run() // the released pages are fetched in the run after the one that cleared the farm
+	evs, _ := c.db.TrapEvents(t.Context(), 20)
+	kinds := ""
+	for _, e := range evs {
+		kinds += e.Kind + " "
+	}
+	if cleared == 0 || !strings.Contains(kinds, "cleared") {
+		t.Fatalf("the farm was not cleared within 8 runs of its change (events: %s)", kinds)
+	}
+	if got := len(farmFetches()); got != n {
+		t.Errorf("%d of the %d farm pages fetched after it was cleared in run %d", got, n, cleared)
+	}
+	t.Logf("%d farm pages fetched in run 1, cleared in run %d, events: %s", first, cleared, kinds)
 }

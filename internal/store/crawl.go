@@ -66,14 +66,15 @@ func takeBackProbes(ctx context.Context, tx *sql.Tx) error {
 }
 
 // releaseProbes lets each throttled trap rule whose probe is due (probe_every runs since the last,
-// none out) release its probes: the URLs it has held longest, counting a known page from its last
-// fetch, that are due by their own tick. They join the due set through trap_holds' trigger.
+// none out) release its probes: the never-fetched URLs it has held longest — their first fetch is
+// the evidence a probe is for — and once there are none, the known page fetched longest ago; each
+// due by its own tick. They join the due set through trap_holds' trigger.
 func releaseProbes(ctx context.Context, tx *sql.Tx, tick int64) error {
 	if _, err := tx.ExecContext(ctx, `WITH ready AS (
 			SELECT r.id, r.probes FROM trap_rules r WHERE r.state = 'throttled' AND ?1 >= r.probed_tick + r.probe_every
 			AND NOT EXISTS (SELECT 1 FROM trap_holds o WHERE o.rule_id = r.id AND o.released <> 0)),
 		cand AS (
-			SELECT h.url_id, ready.probes, row_number() OVER (PARTITION BY h.rule_id ORDER BY coalesce(u.date, u.added_at), h.url_id) AS k
+			SELECT h.url_id, ready.probes, row_number() OVER (PARTITION BY h.rule_id ORDER BY u.date IS NOT NULL, coalesce(u.date, u.added_at), h.url_id) AS k
 			FROM ready JOIN trap_holds h ON h.rule_id = ready.id AND h.released = 0 JOIN urls u ON u.id = h.url_id
 			WHERE u.state = 'active' AND u.due_tick <= ?1)
 		UPDATE trap_holds SET released = ?1 WHERE url_id IN (SELECT url_id FROM cand WHERE k <= probes)`, tick); err != nil {
