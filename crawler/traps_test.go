@@ -422,3 +422,42 @@ func TestTrapClearsWhenTheSiteChanges(t *testing.T) {
 	}
 	t.Logf("%d farm pages fetched in run 1, cleared in run %d, events: %s", first, cleared, kinds)
 }
+
+// BenchmarkTrapWorld measures the trap defences on the web: 200 sites of 50 numbered pages,
+// a documentation site with 59 release notes, and four sites with a trap each (a calendar, session
+// ids, a farm of 5,000 near-identical pages, a loop) — without a budget (default policy, 6 runs)
+// and under optimizer.budget at 10 and 20 % of the real pages (optimal policy, 30 runs). It reports
+// real pages held back by a defence, and the share of fetches spent in traps. Nothing here runs
+// without -bench, and every request goes to 127.0.0.0/8:
+//
+//	go test ./crawler/ -run '^$' -bench '^BenchmarkTrapWorld$' -benchtime 1x -timeout 60m -v
+func BenchmarkTrapWorld(b *testing.B) {
+	w := newTrapWorld(b, 200, 5000)
+	legit := w.legit()
+	for _, c := range []struct {
+		name, policy string
+		budget, runs int
+	}{
+		{"no-budget", "bouras", 0, 6},
+		{"budget-10pct", "optimal", legit / 10, 30},
+		{"budget-20pct", "optimal", legit / 5, 30},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			for range b.N {
+				o := w.play(b, c.policy, c.budget, c.runs)
+				b.Logf("%d real pages, policy %s, budget %d:\n%s", legit, c.policy, c.budget, o)
+				pages, trap := o.total()
+				tp, tt := o.tail(5)
+				worst := 0.0
+				for _, r := range o.runs {
+					worst = max(worst, r.share())
+				}
+				b.ReportMetric(float64(count(o.lost)), "held-back")
+				b.ReportMetric(float64(count(o.unreached)), "not-reached")
+				b.ReportMetric(100*float64(trap)/float64(max(pages, 1)), "%trap-all")
+				b.ReportMetric(100*float64(tt)/float64(max(tp, 1)), "%trap-after-5")
+				b.ReportMetric(100*worst, "%trap-worst-run")
+			}
+		})
+	}
+}

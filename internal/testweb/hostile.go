@@ -66,9 +66,12 @@ func (s *Site) Pagination(n, links int) Hostile {
 		}
 		return fmt.Sprintf("/page/%d.html", i)
 	}
+	h := fnv.New64a()
+	h.Write([]byte(s.Name))
+	site := h.Sum64() // each site links its pages its own way
 	var out Hostile
 	for i := range n {
-		r := rand.New(rand.NewPCG(uint64(i), uint64(n)))
+		r := rand.New(rand.NewPCG(site, uint64(i)))
 		set := map[int]bool{}
 		var order []int
 		add := func(j int) {
