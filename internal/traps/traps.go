@@ -478,24 +478,21 @@ func sortedNames(q url.Values) []string {
 // shapePath shapes each segment of an escaped path. A path that goes through a segment with a
 // letter twice is a loop (a relative link resolved on the page it leads to, again and again):
 // whatever comes after its first segment is cut to …, so that /loop/a/b/a/ and /loop/b/a/a/b/ are
-// one shape however the loop was walked.
+// one shape however the loop was walked. It runs for every link a crawl finds, so the common
+// path — no loop, no digit — allocates nothing.
 func shapePath(p string) string {
 	if p == "" {
 		return "/"
 	}
-	segs := strings.Split(p, "/")
-	seen := make(map[string]bool, len(segs))
-	for _, s := range segs {
-		if s == "" || !hasLetter(s) {
-			continue
-		}
-		if seen[s] {
-			return "/" + shapeSeg(segs[1]) + "/…"
-		}
-		seen[s] = true
+	if first, ok := loopOf(p); ok {
+		return "/" + shapeSeg(first) + "/…"
+	}
+	if !strings.ContainsAny(p, "0123456789") {
+		return p // no number, and a token has digits: nothing to shape
 	}
 	var b strings.Builder
-	for i, s := range segs {
+	b.Grow(len(p))
+	for i, s := range strings.Split(p, "/") {
 		if i > 0 {
 			b.WriteByte('/')
 		}
@@ -504,9 +501,40 @@ func shapePath(p string) string {
 	return b.String()
 }
 
+// loopOf reports whether path p goes through a segment with a letter twice, and returns its first
+// segment.
+func loopOf(p string) (string, bool) {
+	var segs [16]string // most paths have fewer segments; a longer one compares against its first 16
+	n := 0
+	first := ""
+	for rest := strings.TrimPrefix(p, "/"); rest != ""; {
+		s, tail, _ := strings.Cut(rest, "/")
+		rest = tail
+		if first == "" {
+			first = s
+		}
+		if s == "" || !hasLetter(s) {
+			continue
+		}
+		for _, t := range segs[:n] {
+			if t == s {
+				return first, true
+			}
+		}
+		if n < len(segs) {
+			segs[n] = s
+			n++
+		}
+	}
+	return "", false
+}
+
 func shapeSeg(s string) string {
 	if opaque(s) {
 		return "*"
+	}
+	if !strings.ContainsAny(s, "0123456789") {
+		return s
 	}
 	return digitsToN(s)
 }
