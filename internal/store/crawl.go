@@ -53,10 +53,16 @@ func (db *DB) Countdown(ctx context.Context) (due, waiting int, err error) {
 
 // takeBackProbes runs before a countdown moves the tick: a URL a trap rule released as a probe and
 // that the last run fetched (it is no longer due) goes back under its rule, as a known page of a
-// throttled unit; a held URL that is not active any more leaves the holds. A probe not fetched yet
-// stays out, and keeps its rule from releasing another.
+// throttled unit; a held URL that is not active any more leaves the holds, and so does every URL of
+// a rule that no longer throttles (a crash between storing a cleared rule and releasing its URLs
+// would otherwise hold them for ever). A probe not fetched yet stays out, and keeps its rule from
+// releasing another.
 func takeBackProbes(ctx context.Context, tx *sql.Tx) error {
-	// Both statements read trap_holds, which is small, and look each URL up: never the whole of urls.
+	// The statements read trap_holds and trap_rules, which are small, and look each URL up: never
+	// the whole of urls.
+	if _, err := tx.ExecContext(ctx, `DELETE FROM trap_holds WHERE rule_id IN (SELECT id FROM trap_rules WHERE state <> 'throttled')`); err != nil {
+		return err
+	}
 	if _, err := tx.ExecContext(ctx, `DELETE FROM trap_holds WHERE (SELECT state FROM urls WHERE id = trap_holds.url_id) <> 'active'`); err != nil {
 		return err
 	}

@@ -243,6 +243,18 @@ func TestCountdownReleasesProbes(t *testing.T) {
 	if rules, _ := db.TrapRules(ctx); rules[0].Held != 5 || rules[0].Released != 1 {
 		t.Errorf("after pages went: %d held, %d out; want the 5 fetched ones, one of them out", rules[0].Held, rules[0].Released)
 	}
+	// A rule stored as no longer throttling, whose URLs were not released (a crash between the two
+	// writes): the next countdown lets them go.
+	if _, err := raw.Exec(`UPDATE trap_rules SET state = 'watch', reason = ''`); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := db.Countdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	checkDue(t, raw, "the countdown after the rule ended")
+	if rules, _ := db.TrapRules(ctx); rules[0].Held != 0 {
+		t.Errorf("a rule that no longer throttles still holds %d URLs after a countdown", rules[0].Held)
+	}
 }
 
 func TestSaveTrapRulesForgets(t *testing.T) {

@@ -218,8 +218,8 @@ type Decision struct {
 }
 
 // Admit says whether u, newly found on a page of unit fromUnit (Unit of the page; "" for none), may
-// join the table at level, and returns the event to record when a cap is reached. Call Added once
-// the URL was really inserted.
+// join the table, and whether held, and returns the event to record when a cap is reached. Call
+// Added once the URL was really inserted.
 func (g *Guard) Admit(domain string, u *url.URL, fromUnit string) (Decision, *Event) {
 	key := Unit(u)
 	g.mu.Lock()
