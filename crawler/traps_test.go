@@ -308,7 +308,7 @@ func (w *trapWorld) throttledSince(o trapOutcome, role string) int64 {
 // trap on 4 of its 13 sites, so its shares of a run mean little; BenchmarkTrapWorld measures those
 // on the web.
 func TestTrapWorldLosesNothingAndPaysLittle(t *testing.T) {
-	w := newTrapWorld(t, 8, 2000)
+	w := newTrapWorld(t, 4, 500)
 	legit := w.legit()
 	tests := []struct {
 		name   string

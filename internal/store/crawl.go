@@ -66,7 +66,7 @@ func takeBackProbes(ctx context.Context, tx *sql.Tx) error {
 	if _, err := tx.ExecContext(ctx, `DELETE FROM trap_holds WHERE (SELECT state FROM urls WHERE id = trap_holds.url_id) <> 'active'`); err != nil {
 		return err
 	}
-	_, err := tx.ExecContext(ctx, `UPDATE trap_holds SET released = 0 WHERE released <> 0
+	_, err := tx.ExecContext(ctx, `UPDATE trap_holds SET released = 0 WHERE released > 0
 		AND (SELECT due_tick FROM urls WHERE id = trap_holds.url_id) > `+tickNow)
 	return err
 }
@@ -74,21 +74,43 @@ func takeBackProbes(ctx context.Context, tx *sql.Tx) error {
 // releaseProbes lets each throttled trap rule whose probe is due (probe_every runs since the last,
 // none out) release its probes: the never-fetched URLs it has held longest — their first fetch is
 // the evidence a probe is for — and once there are none, the known page fetched longest ago; each
-// due by its own tick. They join the due set through trap_holds' trigger.
+// due by its own tick. They join the due set through trap_holds' trigger. Rules are few; each
+// one's choice reads its own holds through trap_holds_rule.
 func releaseProbes(ctx context.Context, tx *sql.Tx, tick int64) error {
-	if _, err := tx.ExecContext(ctx, `WITH ready AS (
-			SELECT r.id, r.probes FROM trap_rules r WHERE r.state = 'throttled' AND ?1 >= r.probed_tick + r.probe_every
-			AND NOT EXISTS (SELECT 1 FROM trap_holds o WHERE o.rule_id = r.id AND o.released <> 0)),
-		cand AS (
-			SELECT h.url_id, ready.probes, row_number() OVER (PARTITION BY h.rule_id ORDER BY u.date IS NOT NULL, coalesce(u.date, u.added_at), h.url_id) AS k
-			FROM ready JOIN trap_holds h ON h.rule_id = ready.id AND h.released = 0 JOIN urls u ON u.id = h.url_id
-			WHERE u.state = 'active' AND u.due_tick <= ?1)
-		UPDATE trap_holds SET released = ?1 WHERE url_id IN (SELECT url_id FROM cand WHERE k <= probes)`, tick); err != nil {
+	rows, err := tx.QueryContext(ctx, `SELECT id, probes FROM trap_rules r WHERE state = 'throttled' AND ?1 >= probed_tick + probe_every
+		AND NOT EXISTS (SELECT 1 FROM trap_holds o WHERE o.rule_id = r.id AND o.released > 0)`, tick)
+	if err != nil {
 		return err
 	}
-	_, err := tx.ExecContext(ctx, `UPDATE trap_rules SET probed_tick = ?1
-		WHERE id IN (SELECT rule_id FROM trap_holds WHERE released = ?1)`, tick)
-	return err
+	type ready struct{ id, probes int64 }
+	var rules []ready
+	for rows.Next() {
+		var r ready
+		if err := rows.Scan(&r.id, &r.probes); err != nil {
+			rows.Close()
+			return err
+		}
+		rules = append(rules, r)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for _, r := range rules {
+		res, err := tx.ExecContext(ctx, `UPDATE trap_holds SET released = ?1 WHERE url_id IN (
+			SELECT h.url_id FROM trap_holds h JOIN urls u ON u.id = h.url_id
+			WHERE h.rule_id = ?2 AND h.released = 0 AND u.state = 'active' AND u.due_tick <= ?1
+			ORDER BY u.date IS NOT NULL, coalesce(u.date, u.added_at), h.url_id LIMIT ?3)`, tick, r.id, r.probes)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n > 0 {
+			if _, err := tx.ExecContext(ctx, `UPDATE trap_rules SET probed_tick = ? WHERE id = ?`, tick, r.id); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // tickNow is the countdown's current tick, in SQL.

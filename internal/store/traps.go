@@ -112,7 +112,7 @@ const trapRuleColumns = `id, domain, unit, state = 'throttled', reason, judged, 
 func (db *DB) TrapRules(ctx context.Context) ([]TrapRule, error) {
 	rows, err := db.sql.QueryContext(ctx, `SELECT `+trapRuleColumns+`,
 		(SELECT count(*) FROM trap_holds h WHERE h.rule_id = r.id),
-		(SELECT count(*) FROM trap_holds h WHERE h.rule_id = r.id AND h.released <> 0)
+		(SELECT count(*) FROM trap_holds h WHERE h.rule_id = r.id AND h.released > 0)
 		FROM trap_rules r ORDER BY state = 'throttled' DESC, domain, unit`)
 	if err != nil {
 		return nil, fmt.Errorf("trap rules: %w", err)

@@ -39,6 +39,7 @@ CREATE TABLE trap_holds (
     released INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX trap_holds_rule ON trap_holds (rule_id, released);
+CREATE INDEX trap_holds_out ON trap_holds (url_id) WHERE released > 0; -- the probes out, for each countdown
 
 -- The due table (0013) now leaves out held URLs: a URL is due when it is active, its tick has
 -- come and no rule holds it. The triggers below keep that true whichever way a URL's row or its
