@@ -85,9 +85,11 @@ type Store interface {
 	SetHub(ctx context.Context, hub int64, threshold, childRatio float64) error
 	ForceChildren(ctx context.Context, hub int64, runStart time.Time) ([]string, error)
 	SkipSubtree(ctx context.Context, hub, run int64, maxSkips int, quiet func([]store.Record) bool) (int, error)
-	// URLsPerHost and RecordTrap serve the trap defences.
+	// URLsPerHost and RecordTrap serve the trap defences; TrapRules, SaveTrapRule(s), HoldURLs and
+	// ReleaseTrapRule keep what they learn from run to run and hold the URLs of throttled units.
 	URLsPerHost(ctx context.Context) (map[string]int, error)
 	RecordTrap(ctx context.Context, e store.TrapEvent) error
+	TrapStore
 	// PoliteStore keeps the gaps, and the hosts that could not be reached, between processes.
 	PoliteStore
 }
@@ -402,8 +404,13 @@ func (c *Crawler) Crawl(ctx context.Context, run Run) (*Stats, error) {
 	for h, n := range perHost {
 		perDomain[c.gate.Key(h)] += n
 	}
+	guard, held, err := c.trapGuard(ctx, run, perDomain)
+	if err != nil {
+		return nil, err
+	}
+	due -= held
 	s := &stage{c: c, run: run, hops: map[int64]int{}, retries: map[int64]int{}, seedDomains: SeedDomains(seedHosts),
-		guard: traps.New(c.cfg.Traps, perDomain), budget: newBudget(0, 0), unreachable: unreachable}
+		guard: guard, budget: newBudget(0, 0), unreachable: unreachable}
 	budgeted := len(run.Only) == 0 && c.cfg.Budget > 0
 	if len(run.Only) == 0 {
 		s.budget = newBudget(c.cfg.Budget, c.cfg.NewShare)
@@ -471,6 +478,9 @@ func (c *Crawler) Crawl(ctx context.Context, run Run) (*Stats, error) {
 	}
 	s.commit.close()
 	if serr := stopGaps(); serr != nil && err == nil {
+		err = serr
+	}
+	if serr := s.saveTraps(context.WithoutCancel(ctx)); serr != nil && err == nil {
 		err = serr
 	}
 	if serr := c.store.SaveRunDomains(context.WithoutCancel(ctx), run.ID, s.ledger.list()); serr != nil && err == nil {

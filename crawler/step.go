@@ -198,8 +198,8 @@ func (s *stage) recorded(ctx context.Context, d *domain, u *store.DueURL, pu *ur
 	if err := s.observeHint(ctx, d, pu, u, rec); err != nil {
 		return err
 	}
-	if u.ContentHash == "" && norm != "" { // a first version: does its prefix bring anything new?
-		if err := s.trapEvent(ctx, s.guard.Fetched(d.key, pu, norm)); err != nil {
+	if u.ContentHash == "" && norm != "" { // a first version: does it bring its unit anything new?
+		if err := s.judgeTrap(ctx, d, pu, norm); err != nil {
 			return err
 		}
 	}
@@ -485,12 +485,26 @@ func (s *stage) follow(ctx context.Context, d *domain, u *store.DueURL, from *ur
 		target = dec.URL
 	}
 	targetKey := s.c.gate.Key(target.Host)
-	ok, ev := s.guard.Admit(targetKey, target, from)
+	adm, ev := s.guard.Admit(targetKey, target, traps.Unit(from))
 	if err := s.trapEvent(ctx, ev); err != nil {
 		return err
 	}
-	if !ok {
+	if !adm.Admit {
 		rec.Error = fmt.Sprintf("redirect to %s not followed: a trap defence refused it (see strata traps)", target)
+		return nil
+	}
+	if adm.Hold != 0 {
+		// The target's unit is throttled: it joins the table held, for a probe of a later run.
+		added, err := s.c.store.Discover(ctx, []store.NewURL{{URL: target.String(), Host: target.Host, Level: u.Level,
+			FrMax: u.FrMax, ParentID: u.ID, RootID: u.RootID, Hold: adm.Hold}})
+		if err != nil {
+			return err
+		}
+		if len(added) > 0 {
+			s.guard.Added(targetKey, adm, u.Level)
+			s.count(func(st *Stats) { st.NewURLs++ })
+		}
+		rec.Error = fmt.Sprintf("redirect to %s held: its URL pattern is throttled by a trap defence (see strata traps)", target)
 		return nil
 	}
 	s.mu.Lock()
@@ -506,7 +520,7 @@ func (s *stage) follow(ctx context.Context, d *domain, u *store.DueURL, from *ur
 		return err
 	}
 	if what == store.EnqueuedNew {
-		s.guard.Added(targetKey)
+		s.guard.Added(targetKey, adm, u.Level)
 	}
 	s.mu.Lock()
 	if h, ok := s.hops[id]; !ok || hops < h {
@@ -599,20 +613,28 @@ func (s *stage) followLinks(ctx context.Context, d *domain, u *store.DueURL, fro
 // counts what was inserted after each batch.
 const discoverBatch = 100
 
-// discover lets the URLs found on a page that the trap guard admits join the run.
+// discover lets the URLs found on a page (from; nil for a sitemap or feed) that the trap guard admits
+// join the run; those of a throttled unit join the table held.
 func (s *stage) discover(ctx context.Context, d *domain, from *url.URL, found []store.NewURL) error {
+	fromUnit := ""
+	if from != nil {
+		fromUnit = traps.Unit(from)
+	}
 	admitted := found[:0:0]
+	decided := make(map[string]traps.Decision, len(found))
 	for _, f := range found {
 		fu, err := url.Parse(f.URL)
 		if err != nil {
 			continue
 		}
-		ok, ev := s.guard.Admit(d.key, fu, from)
+		dec, ev := s.guard.Admit(d.key, fu, fromUnit)
 		if err := s.trapEvent(ctx, ev); err != nil {
 			return err
 		}
-		if ok {
+		if dec.Admit {
+			f.Hold = dec.Hold
 			admitted = append(admitted, f)
+			decided[f.URL] = dec
 		}
 	}
 	if len(admitted) == 0 {
@@ -622,11 +644,15 @@ func (s *stage) discover(ctx context.Context, d *domain, from *url.URL, found []
 	if err != nil {
 		return err
 	}
+	due := 0
 	for _, a := range added {
-		s.guard.Added(d.key)
-		s.sched.addHost(a.Host)
+		s.guard.Added(d.key, decided[a.URL], a.Level)
+		if a.Hold == 0 {
+			due++
+			s.sched.addHost(a.Host)
+		}
 	}
-	s.count(func(st *Stats) { st.Links += len(added); st.NewURLs += len(added); st.Due += len(added) })
+	s.count(func(st *Stats) { st.Links += len(added); st.NewURLs += len(added); st.Due += due })
 	return nil
 }
 

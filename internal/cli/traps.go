@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/strata-crawler/strata/filter"
+	"github.com/strata-crawler/strata/internal/runlock"
 	"github.com/strata-crawler/strata/internal/store"
 	"github.com/strata-crawler/strata/internal/traps"
 )
@@ -19,17 +20,39 @@ import (
 func newTrapsCmd(a *app) *cobra.Command {
 	var runs int
 	var asJSON bool
+	var clear string
 	cmd := &cobra.Command{
-		Use:   "traps [--runs N] [--json]",
+		Use:   "traps [--runs N] [--json] [--clear DOMAIN|UNIT]",
 		Short: "Rank domains by suspicious growth: the operator's trap report (Bouras et al., section 4)",
-		Long: `Rank the domains by how suspiciously they grow: trap defences that fired in the last runs (caps,
-calendar or counter patterns, prefixes full of duplicates), URLs discovered in the last run, the
-share of their pages with distinct content, the longest URL and the commonest URL shapes — with a
-filter line to paste into the configuration for each suspect.`,
+		Long: `Rank the domains by how suspiciously they grow: the URL patterns the trap defences throttle now,
+with their evidence (pages that repeated an earlier page's text, URLs found on the pattern's own
+pages, link levels) and the URLs they hold; the defences that fired in the last runs (caps,
+patterns, duplicates, patterns cleared); URLs discovered in the last run, the share of pages with
+distinct content, the longest URL and the commonest URL shapes — with a filter line to paste into
+the configuration for each suspect.
+
+--clear forgets what the defences learnt about a domain, or about one pattern (as the report
+names it), and releases the URLs they hold: use it when a site has changed.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if runs < 1 {
 				return usagef("traps: --runs %d: must be 1 or more", runs)
+			}
+			if clear != "" { // a write: with the run lock, as a crawl could be learning the same rules
+				if err := a.setup(); err != nil {
+					return err
+				}
+				lock, err := runlock.Acquire(a.cfg.Database.Path)
+				if err != nil {
+					return err
+				}
+				defer lock.Release()
+				db, err := a.openExisting(cmd.Context())
+				if err != nil {
+					return err
+				}
+				defer db.Close()
+				return clearTraps(cmd.Context(), a, db, clear)
 			}
 			db, err := a.openRead(cmd.Context())
 			if err != nil {
@@ -48,7 +71,44 @@ filter line to paste into the configuration for each suspect.`,
 	}
 	cmd.Flags().IntVar(&runs, "runs", 10, "look at the trap events of the last N runs")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	cmd.Flags().StringVar(&clear, "clear", "", "forget the trap evidence of a domain or URL pattern and release its held URLs")
 	return cmd
+}
+
+// clearTraps forgets the trap rules of a domain or unit.
+func clearTraps(ctx context.Context, a *app, db *store.DB, which string) error {
+	rules, released, err := db.ForgetTrapRules(ctx, which)
+	if err != nil {
+		return err
+	}
+	if rules == 0 {
+		return fmt.Errorf("traps --clear %s: no trap evidence for that domain or pattern (strata traps lists them)", which)
+	}
+	_, err = fmt.Fprintf(a.stdout, "forgot %d trap rule(s) of %s; %d held URL(s) released\n", rules, which, released)
+	return err
+}
+
+// ruleReport is a URL pattern the trap defences watch or throttle.
+type ruleReport struct {
+	Unit       string `json:"pattern"`
+	State      string `json:"state"`            // throttled or watched
+	Reason     string `json:"reason,omitempty"` // duplicates or pattern
+	Fetched    int    `json:"pages_fetched"`
+	Repeats    int    `json:"pages_repeating"`
+	SelfFound  int    `json:"found_on_own_pages"`
+	Depth      int    `json:"levels"`
+	Held       int    `json:"held_urls"`
+	ProbeEvery int    `json:"probe_every_runs,omitempty"`
+	Since      int64  `json:"since_run,omitempty"`
+}
+
+func (r ruleReport) String() string {
+	line := fmt.Sprintf("%s %s: %d of %d pages fetched repeated an earlier one's text; %d URLs found on its own pages, %d levels",
+		r.State, r.Unit, r.Repeats, r.Fetched, r.SelfFound, r.Depth)
+	if r.State == "throttled" {
+		line += fmt.Sprintf("; %s since run %d, %d URLs held, a probe every %d run(s)", r.Reason, r.Since, r.Held, r.ProbeEvery)
+	}
+	return line
 }
 
 // domainReport is one domain of the trap report.
@@ -59,6 +119,8 @@ type domainReport struct {
 	Pages       int            `json:"pages_with_content"`
 	Distinct    int            `json:"distinct_contents"`
 	Events      []string       `json:"trap_events"`
+	Rules       []ruleReport   `json:"trap_rules"`
+	Held        int            `json:"held_urls"`
 	Longest     string         `json:"longest_url"`
 	TopShapes   []shapeCount   `json:"top_shapes"`
 	Suggestion  string         `json:"suggested_filter,omitempty"`
@@ -142,6 +204,25 @@ func trapReport(ctx context.Context, a *app, db *store.DB, runs int) ([]*domainR
 		}
 		rep.Events = append(rep.Events, line+": "+e.Detail)
 	}
+	rules, err := db.TrapRules(ctx)
+	if err != nil {
+		return nil, err
+	}
+	throttled := map[string]int{}
+	for _, r := range rules {
+		rep := reps[r.Domain]
+		if rep == nil || (!r.Throttled && r.Dups == 0) {
+			continue
+		}
+		rr := ruleReport{Unit: r.Unit, State: "watched", Fetched: r.Judged, Repeats: r.Dups, SelfFound: r.SelfFound,
+			Depth: r.MaxLevel - r.MinLevel, Held: r.Held}
+		if r.Throttled {
+			rr.State, rr.Reason, rr.ProbeEvery, rr.Since = "throttled", r.Reason, r.ProbeEvery, r.SinceRun
+			throttled[r.Domain]++
+		}
+		rep.Rules = append(rep.Rules, rr)
+		rep.Held += r.Held
+	}
 	var out []*domainReport
 	for d, rep := range reps {
 		for s, n := range shapes[d] {
@@ -156,7 +237,7 @@ func trapReport(ctx context.Context, a *app, db *store.DB, runs int) ([]*domainR
 		if len(rep.TopShapes) > 3 {
 			rep.TopShapes = rep.TopShapes[:3]
 		}
-		rep.Score = 1000*float64(len(rep.Events)) + float64(rep.NewLastRun)*(0.1+rep.DuplicateShare()) + float64(len(rep.Longest))/100
+		rep.Score = 1000*float64(len(rep.Events)+throttled[d]) + float64(rep.NewLastRun)*(0.1+rep.DuplicateShare()) + float64(len(rep.Longest))/100
 		rep.Suggestion = suggestFilter(rep)
 		out = append(out, rep)
 	}
@@ -205,20 +286,24 @@ func printTrapReport(a *app, reps []*domainReport) error {
 		return err
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "RANK\tDOMAIN\tURLS\tNEW LAST RUN\tDISTINCT CONTENT\tTRAP EVENTS\tLONGEST URL")
+	fmt.Fprintln(tw, "RANK\tDOMAIN\tURLS\tNEW LAST RUN\tDISTINCT CONTENT\tTRAP EVENTS\tHELD\tLONGEST URL")
 	for i, r := range reps {
 		distinct := "-"
 		if r.Pages > 0 {
 			distinct = fmt.Sprintf("%.0f%% of %d", 100*float64(r.Distinct)/float64(r.Pages), r.Pages)
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%d\t%d\t%s\t%d\t%d bytes\n", i+1, r.Domain, r.URLs, r.NewLastRun, distinct, len(r.Events), len(r.Longest))
+		fmt.Fprintf(tw, "%d\t%s\t%d\t%d\t%s\t%d\t%d\t%d bytes\n", i+1, r.Domain, r.URLs, r.NewLastRun, distinct, len(r.Events), r.Held,
+			len(r.Longest))
 	}
 	tw.Flush()
 	for i, r := range reps {
-		if i >= 5 || (len(r.Events) == 0 && r.Suggestion == "") {
+		if i >= 5 || (len(r.Events) == 0 && len(r.Rules) == 0 && r.Suggestion == "") {
 			continue
 		}
 		fmt.Fprintf(w, "\n%d. %s\n", i+1, r.Domain)
+		for _, rr := range r.Rules {
+			fmt.Fprintf(w, "   %s\n", rr)
+		}
 		for _, e := range r.Events {
 			fmt.Fprintf(w, "   %s\n", e)
 		}

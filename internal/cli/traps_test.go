@@ -137,4 +137,46 @@ func TestTrapSite(t *testing.T) {
 	if err := json.Unmarshal([]byte(e.mustRun("traps", "--json")), &reps); err != nil || len(reps) != 3 {
 		t.Errorf("traps --json: %v, %v", reps, err)
 	}
+	facets := ""
+	for _, r := range reps {
+		rules, _ := r["trap_rules"].([]any)
+		for _, x := range rules {
+			if rule, _ := x.(map[string]any); rule["state"] == "throttled" && strings.HasSuffix(rule["pattern"].(string), "/facet/") {
+				facets = rule["pattern"].(string)
+			}
+		}
+	}
+	if facets == "" {
+		t.Fatalf("traps --json shows no throttled rule for the facets: %v", reps)
+	}
+
+	// The operator clears the facets' pattern: its held URLs are released (the 20 fetched and the 20
+	// not fetched yet), and a name that matches nothing is an error that changes nothing.
+	held := func() int {
+		var reps []map[string]any
+		if err := json.Unmarshal([]byte(e.mustRun("traps", "--json")), &reps); err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, r := range reps {
+			n += int(r["held_urls"].(float64))
+		}
+		return n
+	}
+	before := held()
+	if out := e.mustRun("traps", "--clear", facets); !strings.Contains(out, "forgot 1 trap rule(s)") || !strings.Contains(out, "40 held URL(s) released") {
+		t.Errorf("traps --clear %s: %q; want the rule forgotten and the 40 facets released", facets, out)
+	}
+	if out := e.mustRun("traps"); strings.Contains(out, "throttled "+facets) {
+		t.Errorf("the cleared pattern is still throttled:\n%s", out)
+	}
+	if after := held(); after != before-40 {
+		t.Errorf("held URLs %d after --clear, want %d", after, before-40)
+	}
+	if _, errs, code := e.run("traps", "--clear", "nosuch.example"); code == 0 || !strings.Contains(errs, "no trap evidence") {
+		t.Errorf("traps --clear of nothing: exit %d, %q", code, errs)
+	}
+	if after := held(); after != before-40 {
+		t.Errorf("a failed --clear changed the held URLs: %d, want %d", after, before-40)
+	}
 }

@@ -27,6 +27,9 @@ func (db *DB) Countdown(ctx context.Context) (due, waiting int, err error) {
 		// moved the clock by hand since. "due_tick > 0" lets SQLite use urls_waiting, whose
 		// condition a query must repeat.
 		var tick, filled int64
+		if err := takeBackProbes(ctx, tx); err != nil {
+			return err
+		}
 		if err := tx.QueryRowContext(ctx, `UPDATE countdown SET tick = tick + 1 RETURNING tick, filled`).Scan(&tick, &filled); err != nil {
 			return err
 		}
@@ -35,10 +38,14 @@ func (db *DB) Countdown(ctx context.Context) (due, waiting int, err error) {
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO due (host, prio, level, id)
-			SELECT host, prio, level, id FROM urls WHERE state = 'active' AND due_tick > 0 AND due_tick > ?1 AND due_tick <= ?2`, min(filled, tick-1), tick); err != nil {
+			SELECT host, prio, level, id FROM urls WHERE state = 'active' AND due_tick > 0 AND due_tick > ?1 AND due_tick <= ?2
+			AND NOT EXISTS (SELECT 1 FROM trap_holds h WHERE h.url_id = urls.id AND h.released = 0)`, min(filled, tick-1), tick); err != nil {
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE countdown SET filled = ?`, tick); err != nil {
+			return err
+		}
+		if err := releaseProbes(ctx, tx, tick); err != nil {
 			return err
 		}
 		// Two counts, over the due table and the waiting index, so neither reads a row.
@@ -51,6 +58,68 @@ func (db *DB) Countdown(ctx context.Context) (due, waiting int, err error) {
 		return 0, 0, fmt.Errorf("countdown: %w", err)
 	}
 	return due, waiting, nil
+}
+
+// takeBackProbes runs before a countdown moves the tick: a URL a trap rule released as a probe and
+// that the last run fetched (it is no longer due) goes back under its rule, as a known page of a
+// throttled unit; a held URL that is not active any more leaves the holds, and so does every URL of
+// a rule that no longer throttles (a crash between storing a cleared rule and releasing its URLs
+// would otherwise hold them for ever). A probe not fetched yet stays out, and keeps its rule from
+// releasing another.
+func takeBackProbes(ctx context.Context, tx *sql.Tx) error {
+	// The statements read trap_holds and trap_rules, which are small, and look each URL up: never
+	// the whole of urls.
+	if _, err := tx.ExecContext(ctx, `DELETE FROM trap_holds WHERE rule_id IN (SELECT id FROM trap_rules WHERE state <> 'throttled')`); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM trap_holds WHERE (SELECT state FROM urls WHERE id = trap_holds.url_id) <> 'active'`); err != nil {
+		return err
+	}
+	_, err := tx.ExecContext(ctx, `UPDATE trap_holds SET released = 0 WHERE released > 0
+		AND (SELECT due_tick FROM urls WHERE id = trap_holds.url_id) > `+tickNow)
+	return err
+}
+
+// releaseProbes lets each throttled trap rule whose probe is due (probe_every runs since the last,
+// none out) release its probes: the never-fetched URLs it has held longest — their first fetch is
+// the evidence a probe is for — and once there are none, the known page fetched longest ago; each
+// due by its own tick. They join the due set through trap_holds' trigger. Rules are few; each
+// one's choice reads its own holds through trap_holds_rule.
+func releaseProbes(ctx context.Context, tx *sql.Tx, tick int64) error {
+	rows, err := tx.QueryContext(ctx, `SELECT id, probes FROM trap_rules r WHERE state = 'throttled' AND ?1 >= probed_tick + probe_every
+		AND NOT EXISTS (SELECT 1 FROM trap_holds o WHERE o.rule_id = r.id AND o.released > 0)`, tick)
+	if err != nil {
+		return err
+	}
+	type ready struct{ id, probes int64 }
+	var rules []ready
+	for rows.Next() {
+		var r ready
+		if err := rows.Scan(&r.id, &r.probes); err != nil {
+			rows.Close()
+			return err
+		}
+		rules = append(rules, r)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for _, r := range rules {
+		res, err := tx.ExecContext(ctx, `UPDATE trap_holds SET released = ?1 WHERE url_id IN (
+			SELECT h.url_id FROM trap_holds h JOIN urls u ON u.id = h.url_id
+			WHERE h.rule_id = ?2 AND h.released = 0 AND u.state = 'active' AND u.due_tick <= ?1
+			ORDER BY u.date IS NOT NULL, coalesce(u.date, u.added_at), h.url_id LIMIT ?3)`, tick, r.id, r.probes)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n > 0 {
+			if _, err := tx.ExecContext(ctx, `UPDATE trap_rules SET probed_tick = ? WHERE id = ?`, tick, r.id); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // tickNow is the countdown's current tick, in SQL.
@@ -68,7 +137,10 @@ func frOf(dueTick string) string {
 }
 
 // isDue is the SQL condition for a due row of urls: it has a row in the due table.
-const isDue = `state = 'active' AND due_tick <= ` + tickNow
+const isDue = `state = 'active' AND due_tick <= ` + tickNow + ` AND ` + notHeld
+
+// notHeld is the SQL condition for a row of urls that no trap rule holds.
+const notHeld = `NOT EXISTS (SELECT 1 FROM trap_holds h WHERE h.url_id = urls.id AND h.released = 0)`
 
 // DueHosts lists the hosts that have due URLs, with how many each has.
 func (db *DB) DueHosts(ctx context.Context) (map[string]int, error) {
@@ -98,7 +170,8 @@ func (db *DB) hostCounts(ctx context.Context, op, query string, args ...any) (ma
 }
 
 // Immediate makes urls (normalised) due now for an out-of-schedule fetch: unknown ones are added at
-// level 0, known ones get fr 0 and, if removed or gone, become active again. It returns their ids.
+// level 0, known ones get fr 0 and, if removed or gone, become active again; a trap rule that held
+// one lets it go. It returns their ids.
 func (db *DB) Immediate(ctx context.Context, urls []NewURL) ([]int64, error) {
 	ids := make([]int64, 0, len(urls))
 	now := formatTime(db.now())
@@ -110,6 +183,10 @@ func (db *DB) Immediate(ctx context.Context, urls []NewURL) ([]int64, error) {
 				state = CASE WHEN state IN ('gone', 'removed') THEN 'active' ELSE state END
 				RETURNING id`, u.URL, u.Host, max(u.FrMax, 1), now).Scan(&id)
 			if err != nil {
+				return fmt.Errorf("%s: %w", u.URL, err)
+			}
+			// A person asked for it: no trap rule holds it back.
+			if _, err := tx.ExecContext(ctx, `DELETE FROM trap_holds WHERE url_id = ?`, id); err != nil {
 				return fmt.Errorf("%s: %w", u.URL, err)
 			}
 			ids = append(ids, id)
@@ -601,6 +678,9 @@ type NewURL struct {
 	FrMax    int
 	ParentID int64
 	RootID   int64
+	// Hold, when set, is the trap rule (TrapRule.ID) that holds the URL if Discover inserts it: it
+	// joins the table but not the due set.
+	Hold int64
 }
 
 // Enqueued says what Enqueue did.
@@ -853,9 +933,9 @@ func (db *DB) ArchivePaths(ctx context.Context, url string) ([]string, error) {
 	return out, rows.Err()
 }
 
-// Discover records URLs found on a page in one transaction: new ones are inserted due now; a known
-// one is left as it is, except that its level is raised when it is now reached from a higher page.
-// It returns the URLs it inserted.
+// Discover records URLs found on a page in one transaction: new ones are inserted due now, or held
+// by their NewURL.Hold rule; a known one is left as it is, except that its level is raised when it
+// is now reached from a higher page. It returns the URLs it inserted.
 func (db *DB) Discover(ctx context.Context, found []NewURL) ([]NewURL, error) {
 	var added []NewURL
 	now := formatTime(db.now())
@@ -882,6 +962,15 @@ func (db *DB) Discover(ctx context.Context, found []NewURL) ([]NewURL, error) {
 				return err
 			}
 			if n, _ := res.RowsAffected(); n == 1 {
+				if u.Hold != 0 {
+					id, err := res.LastInsertId()
+					if err != nil {
+						return err
+					}
+					if _, err := tx.ExecContext(ctx, `INSERT INTO trap_holds (url_id, rule_id) VALUES (?, ?)`, id, u.Hold); err != nil {
+						return err
+					}
+				}
 				added = append(added, u)
 				continue
 			}

@@ -14,8 +14,8 @@ func (db *DB) Reach(ctx context.Context, run int64, only []int64) (fetched, left
 	leftQuery := `SELECT count(*) FROM due d WHERE NOT EXISTS (SELECT 1 FROM fetches f WHERE f.url_id = d.id AND f.run_id = ?1)`
 	args := []any{run}
 	if len(only) > 0 {
-		leftQuery = `SELECT count(*) FROM urls u WHERE u.id IN (` + placeholders(len(only)) + `) AND ` + isDue + `
-			AND NOT EXISTS (SELECT 1 FROM fetches f WHERE f.url_id = u.id AND f.run_id = ?1)`
+		leftQuery = `SELECT count(*) FROM urls WHERE urls.id IN (` + placeholders(len(only)) + `) AND ` + isDue + `
+			AND NOT EXISTS (SELECT 1 FROM fetches f WHERE f.url_id = urls.id AND f.run_id = ?1)`
 		for _, id := range only {
 			args = append(args, id)
 		}

@@ -92,6 +92,12 @@ func addSeed(ctx context.Context, tx *sql.Tx, s NewSeed, now string) (SeedOutcom
 			return 0, err
 		}
 	}
+	if !isSeed {
+		// The user vouches for it: no trap rule holds a seed back.
+		if _, err := tx.ExecContext(ctx, `DELETE FROM trap_holds WHERE url_id = ?`, id); err != nil {
+			return 0, err
+		}
+	}
 	switch {
 	case isSeed:
 		return SeedExists, nil

@@ -78,6 +78,7 @@ type Site struct {
 
 	mu        sync.Mutex
 	handlers  map[string]http.Handler // by exact path (no query)
+	prefixes  map[string]http.Handler // by path prefix, for URL spaces without end (traps)
 	forbidden []string                // path prefixes the site's robots.txt disallows, for checks
 }
 
@@ -94,6 +95,7 @@ func (w *Web) AddSite(tb testing.TB) *Site {
 		Port:     ln.Addr().(*net.TCPAddr).Port,
 		web:      w,
 		handlers: map[string]http.Handler{},
+		prefixes: map[string]http.Handler{},
 	}
 	s.Name = fmt.Sprintf("site%d-%d.test", ip.As4()[2], ip.As4()[3])
 	s.server = &http.Server{Handler: http.HandlerFunc(s.serve), ReadHeaderTimeout: 10 * time.Second}
@@ -135,6 +137,14 @@ func (s *Site) Handle(path string, h http.Handler) {
 	s.handlers[path] = h
 }
 
+// HandlePrefix serves h at every path that starts with prefix and has no handler of its own; the
+// longest such prefix wins. Trap sites use it for URL spaces without end.
+func (s *Site) HandlePrefix(prefix string, h http.Handler) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.prefixes[prefix] = h
+}
+
 // Page serves an HTML page at path.
 func (s *Site) Page(path, html string) { s.Handle(path, Text("text/html; charset=utf-8", html)) }
 
@@ -158,6 +168,14 @@ func (s *Site) serve(rw http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	s.mu.Lock()
 	h := s.handlers[r.URL.Path]
+	if h == nil {
+		best := -1
+		for p, ph := range s.prefixes {
+			if len(p) > best && strings.HasPrefix(r.URL.Path, p) {
+				h, best = ph, len(p)
+			}
+		}
+	}
 	s.mu.Unlock()
 	rec := &statusRecorder{ResponseWriter: rw, status: http.StatusOK}
 	if h == nil {
