@@ -63,18 +63,46 @@ func NewWriter(dir, prefix string, max int64, info func(filename string) (Record
 // record is never split. On an error nothing of the failed record is left in the file. Write
 // closes the records.
 func (w *Writer) Write(recs ...Record) ([]Loc, error) {
-	defer func() {
-		for _, r := range recs {
-			r.Close()
+	members := make([][]byte, 0, len(recs))
+	var err error
+	for _, r := range recs {
+		if err == nil {
+			var m []byte
+			m, err = Encode(r)
+			members = append(members, m)
 		}
-	}()
+		r.Close()
+	}
+	if err != nil {
+		return nil, err
+	}
+	return w.Append(members...)
+}
+
+// Encode serialises r as one gzip member, as Append takes it. Encoding is the costly part of
+// writing a record (digests were computed when it was built; this compresses it), so callers do it
+// in parallel and leave only Append to the writer.
+func Encode(r Record) ([]byte, error) {
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	if _, _, err := gowarc.NewMarshaler().Marshal(zw, r, 0); err != nil {
+		return nil, fmt.Errorf("warc: marshal %s record: %w", r.Type(), err)
+	}
+	if err := zw.Close(); err != nil {
+		return nil, fmt.Errorf("warc: compress %s record: %w", r.Type(), err)
+	}
+	return buf.Bytes(), nil
+}
+
+// Append appends members made by Encode, in order, and returns where each went.
+func (w *Writer) Append(members ...[]byte) ([]Loc, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.broken != nil {
 		return nil, w.broken
 	}
-	locs := make([]Loc, 0, len(recs))
-	for _, r := range recs {
+	locs := make([]Loc, 0, len(members))
+	for _, m := range members {
 		if w.f != nil && w.max > 0 && w.size >= w.max {
 			if err := w.closeFile(); err != nil {
 				return locs, err
@@ -85,7 +113,7 @@ func (w *Writer) Write(recs ...Record) ([]Loc, error) {
 				return locs, err
 			}
 		}
-		loc, err := w.append(r)
+		loc, err := w.append(m)
 		if err != nil {
 			return locs, err
 		}
@@ -94,18 +122,10 @@ func (w *Writer) Write(recs ...Record) ([]Loc, error) {
 	return locs, nil
 }
 
-// append writes r as one gzip member at the end of the open file.
-func (w *Writer) append(r Record) (Loc, error) {
-	var buf bytes.Buffer
-	zw := gzip.NewWriter(&buf)
-	if _, _, err := gowarc.NewMarshaler().Marshal(zw, r, 0); err != nil {
-		return Loc{}, fmt.Errorf("warc: marshal record for %s: %w", w.name, err)
-	}
-	if err := zw.Close(); err != nil {
-		return Loc{}, fmt.Errorf("warc: compress record for %s: %w", w.name, err)
-	}
-	loc := Loc{File: w.name, Offset: w.size, Length: int64(buf.Len())}
-	if _, err := w.f.Write(buf.Bytes()); err != nil {
+// append writes one gzip member at the end of the open file.
+func (w *Writer) append(member []byte) (Loc, error) {
+	loc := Loc{File: w.name, Offset: w.size, Length: int64(len(member))}
+	if _, err := w.f.Write(member); err != nil {
 		// A part of the member may be in the file: cut it off, or no later record may follow.
 		if terr := w.f.Truncate(w.size); terr != nil {
 			w.broken = fmt.Errorf("warc: %s: write failed (%v) and its tail could not be removed: %w", w.name, err, terr)
@@ -144,8 +164,12 @@ func (w *Writer) openFile() error {
 	}
 	info, err := w.info(name)
 	if err == nil {
-		_, err = w.append(info)
+		var m []byte
+		m, err = Encode(info)
 		info.Close()
+		if err == nil {
+			_, err = w.append(m)
+		}
 	}
 	if err != nil {
 		w.f.Close()

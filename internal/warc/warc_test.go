@@ -235,3 +235,31 @@ func TestSURT(t *testing.T) {
 		}
 	}
 }
+
+// TestPayloadDigestIsTheRecords: the digest strata keeps in the database decides revisits, so it
+// must be the one gowarc writes.
+func TestPayloadDigestIsTheRecords(t *testing.T) {
+	x := exchange("http://127.0.0.1:8080/a", "<p>same bytes</p>")
+	r, err := Response(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if got, want := PayloadDigest(x.Body), r.PayloadDigest(); got != want {
+		t.Errorf("PayloadDigest = %s, record has %s", got, want)
+	}
+	e, err := EncodePage(Page{Exchange: x, Prior: &Ref{ID: "<urn:uuid:1>", URL: x.URL, Date: day}, PriorDigest: PayloadDigest(x.Body)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.Type != "revisit" || len(e.Members) != 2 {
+		t.Errorf("same payload as the prior capture: %s with %d records, want a revisit and its request", e.Type, len(e.Members))
+	}
+	e, err = EncodePage(Page{Exchange: x, Prior: &Ref{ID: "<urn:uuid:1>", URL: x.URL, Date: day}, PriorDigest: "sha1:OTHER"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.Type != "response" {
+		t.Errorf("another payload: %s, want a response", e.Type)
+	}
+}
