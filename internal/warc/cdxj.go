@@ -8,8 +8,7 @@ import (
 	"io"
 	"net/url"
 	"os"
-	"path/filepath"
-	"regexp"
+		"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -220,57 +219,74 @@ func WriteLines(w io.Writer, lines []Line) error {
 	return bw.Flush()
 }
 
-// Merge writes to w the lines of the sorted CDXJ files at paths, as one sorted index, reading each
-// a line at a time, so a merged index of any size costs the memory of one line per file.
-func Merge(w io.Writer, paths []string) error {
-	type src struct {
-		sc   *bufio.Scanner
-		line string
-		f    *os.File
+// Source is a sorted CDXJ file for Merge, and the prefix its lines' file names get in the merged
+// index ("" for none): a merged index over several directories names each file by its path.
+type Source struct {
+	Path, Prefix string
+}
+
+// Merge writes to w the lines of the sorted CDXJ files srcs, as one sorted index, reading each a
+// line at a time, so a merged index of any size costs the memory of one line per file.
+func Merge(w io.Writer, srcs []Source) error {
+	type reader struct {
+		sc     *bufio.Scanner
+		line   string
+		prefix string
+		f      *os.File
 	}
-	var srcs []*src
+	var rs []*reader
 	defer func() {
-		for _, s := range srcs {
-			s.f.Close()
+		for _, r := range rs {
+			r.f.Close()
 		}
 	}()
-	for _, p := range paths {
-		f, err := os.Open(p)
-		if err != nil {
-			return fmt.Errorf("warc: merge %s: %w", p, err)
+	next := func(r *reader) (bool, error) {
+		if !r.sc.Scan() {
+			return false, r.sc.Err()
 		}
-		s := &src{sc: bufio.NewScanner(f), f: f}
-		s.sc.Buffer(make([]byte, 64<<10), 16<<20)
-		srcs = append(srcs, s)
-		if s.sc.Scan() {
-			s.line = s.sc.Text()
-		} else if err := s.sc.Err(); err != nil {
-			return fmt.Errorf("warc: merge %s: %w", filepath.Base(p), err)
-		} else {
-			s.f.Close()
-			srcs = srcs[:len(srcs)-1]
+		r.line = r.sc.Text()
+		if r.prefix != "" {
+			// filename is the last field; a quote inside a URL is escaped, so this is the field.
+			r.line = strings.Replace(r.line, `"filename":"`, `"filename":"`+r.prefix, 1)
+		}
+		return true, nil
+	}
+	for _, src := range srcs {
+		f, err := os.Open(src.Path)
+		if err != nil {
+			return fmt.Errorf("warc: merge %s: %w", src.Path, err)
+		}
+		r := &reader{sc: bufio.NewScanner(f), f: f, prefix: src.Prefix}
+		r.sc.Buffer(make([]byte, 64<<10), 16<<20)
+		rs = append(rs, r)
+		ok, err := next(r)
+		if err != nil {
+			return fmt.Errorf("warc: merge %s: %w", src.Path, err)
+		}
+		if !ok {
+			r.f.Close()
+			rs = rs[:len(rs)-1]
 		}
 	}
 	bw := bufio.NewWriter(w)
-	for len(srcs) > 0 {
+	for len(rs) > 0 {
 		best := 0
-		for i, s := range srcs {
-			if s.line < srcs[best].line {
+		for i, r := range rs {
+			if r.line < rs[best].line {
 				best = i
 			}
 		}
-		s := srcs[best]
-		bw.WriteString(s.line)
+		r := rs[best]
+		bw.WriteString(r.line)
 		bw.WriteByte('\n')
-		if s.sc.Scan() {
-			s.line = s.sc.Text()
-			continue
-		}
-		if err := s.sc.Err(); err != nil {
+		ok, err := next(r)
+		if err != nil {
 			return fmt.Errorf("warc: merge: %w", err)
 		}
-		s.f.Close()
-		srcs = append(srcs[:best], srcs[best+1:]...)
+		if !ok {
+			r.f.Close()
+			rs = append(rs[:best], rs[best+1:]...)
+		}
 	}
 	return bw.Flush()
 }

@@ -84,7 +84,9 @@ func (w *Writer) Write(recs ...Record) ([]Loc, error) {
 // in parallel and leave only Append to the writer.
 func Encode(r Record) ([]byte, error) {
 	var buf bytes.Buffer
-	zw := gzip.NewWriter(&buf)
+	zw := gzipPool.Get().(*gzip.Writer) // a new writer allocates its tables: most of a small record's cost
+	defer gzipPool.Put(zw)
+	zw.Reset(&buf)
 	if _, _, err := gowarc.NewMarshaler().Marshal(zw, r, 0); err != nil {
 		return nil, fmt.Errorf("warc: marshal %s record: %w", r.Type(), err)
 	}
@@ -93,6 +95,8 @@ func Encode(r Record) ([]byte, error) {
 	}
 	return buf.Bytes(), nil
 }
+
+var gzipPool = sync.Pool{New: func() any { return gzip.NewWriter(nil) }}
 
 // Append appends members made by Encode, in order, and returns where each went.
 func (w *Writer) Append(members ...[]byte) ([]Loc, error) {
