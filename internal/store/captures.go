@@ -54,3 +54,59 @@ func (db *DB) LastResponse(ctx context.Context, urlID int64) (*PriorCapture, err
 	p.PayloadDigest = digest.String
 	return &p, nil
 }
+
+// RunsSince returns the runs that started at or after since (every run for a zero since), oldest first.
+func (db *DB) RunsSince(ctx context.Context, since time.Time) ([]Run, error) {
+	rows, err := db.sql.QueryContext(ctx, `SELECT `+runColumns+` FROM runs WHERE started_at >= ? ORDER BY id`, formatTime(since))
+	if err != nil {
+		return nil, fmt.Errorf("runs since %s: %w", since, err)
+	}
+	defer rows.Close()
+	var out []Run
+	for rows.Next() {
+		r, err := scanRun(rows)
+		if err != nil {
+			return nil, fmt.Errorf("runs since %s: %w", since, err)
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// StoredVersion is a version stored by a run, with the head of the exchange that brought it when
+// strata kept it.
+type StoredVersion struct {
+	URL       string
+	FetchedAt time.Time
+	Path      string
+	Capture   *Capture // nil for a version stored before strata kept heads
+}
+
+// EachStoredVersion calls fn for every unpruned version the run stored, in fetch order.
+func (db *DB) EachStoredVersion(ctx context.Context, run int64, fn func(StoredVersion) error) error {
+	rows, err := db.sql.QueryContext(ctx, `SELECT u.url, f.fetched_at, f.archive_path, c.fetch_id IS NOT NULL,
+		c.request, c.response, coalesce(c.ip, ''), coalesce(c.payload_digest, '')
+		FROM fetches f JOIN urls u ON u.id = f.url_id LEFT JOIN captures c ON c.fetch_id = f.id
+		WHERE f.run_id = ? AND f.archive_path IS NOT NULL AND f.pruned_at IS NULL ORDER BY f.id`, run)
+	if err != nil {
+		return fmt.Errorf("versions of run %d: %w", run, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var v StoredVersion
+		var at string
+		var has bool
+		var c Capture
+		if err := rows.Scan(&v.URL, &at, &v.Path, &has, &c.Request, &c.Response, &c.IP, &c.PayloadDigest); err != nil {
+			return fmt.Errorf("versions of run %d: %w", run, err)
+		}
+		v.FetchedAt = parseTime(sql.NullString{String: at, Valid: true})
+		if has && len(c.Response) > 0 {
+			v.Capture = &c
+		}
+		if err := fn(v); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}

@@ -98,12 +98,14 @@ func closeAll(recs []Record) {
 // User-Agent that made the captures.
 func Info(software, userAgent string, date time.Time) func(filename string) (Record, error) {
 	return func(filename string) (Record, error) {
-		return Warcinfo(filename, date, [][2]string{
+		fields := [][2]string{
 			{"software", software},
 			{"format", "WARC File Format 1.1"},
 			{"conformsTo", "http://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.1/"},
-			{"robots", "obey"},
-			{"http-header-user-agent", userAgent},
-		})
+		}
+		if userAgent != "" {
+			fields = append(fields, [2]string{"robots", "obey"}, [2]string{"http-header-user-agent", userAgent})
+		}
+		return Warcinfo(filename, date, fields)
 	}
 }
