@@ -1,8 +1,14 @@
 package cli_test
 
 import (
+	"archive/zip"
 	"bufio"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -13,6 +19,7 @@ import (
 	"testing"
 
 	gowarc "github.com/nlnwa/gowarc/v3"
+	_ "modernc.org/sqlite"
 
 	"github.com/strata-crawler/strata/internal/testweb"
 	"github.com/strata-crawler/strata/internal/warc"
@@ -117,7 +124,7 @@ func TestWARCOfACrawl(t *testing.T) {
 		return false
 	}
 	for _, c := range []struct {
-		file                       int
+		file                      int
 		typ, uri, status, profile string
 	}{
 		{0, "response", a.URL("/robots.txt"), "200", ""},
@@ -221,5 +228,106 @@ func TestWARCReadByWarcio(t *testing.T) {
 		if got, want := strings.Join(theirs, "\n"), strings.TrimSpace(string(ours)); got != want {
 			t.Errorf("%s: warcio's index differs from strata's\nwarcio:\n%s\nstrata:\n%s", filepath.Base(f), got, want)
 		}
+	}
+}
+
+// TestExportWARCAndWACZ: a run without WARC files is written from the text archive, and a version
+// from before strata kept heads gets a resource record marked as such, never invented headers; the
+// WACZ holds the WARCs, the index, the pages and a datapackage whose hashes are the files'.
+func TestExportWARCAndWACZ(t *testing.T) {
+	e, sites := warcWeb(t)
+	a := sites[0]
+	root := filepath.Join(e.dir, "archive")
+	runs, _ := filepath.Glob(filepath.Join(root, "*", "_warc"))
+	for _, r := range runs {
+		os.RemoveAll(r) // as if crawled with archive.warc off
+	}
+	db, err := sql.Open("sqlite", e.db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// As if the first run's versions had been stored before strata kept heads.
+	if _, err := db.Exec(`DELETE FROM captures WHERE fetch_id IN (SELECT id FROM fetches WHERE run_id = 1)`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	out := filepath.Join(e.dir, "export")
+	e.mustRun("export", "warc", "--out", out)
+	files, _ := filepath.Glob(filepath.Join(out, "*.warc.gz"))
+	if len(files) != 2 {
+		t.Fatalf("export wrote %v, want a file per run", files)
+	}
+	var types []string
+	for _, f := range files {
+		r, err := gowarc.NewWarcFileReader(f, 0, warc.ReadOptions()...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for rec, err := range r.Records() {
+			if err != nil {
+				t.Fatal(err)
+			}
+			wr := rec.WarcRecord
+			types = append(types, filepath.Base(f)[:len("strata-export-")]+wr.Type().String()+" "+wr.WarcHeader().Get(gowarc.WarcTargetURI))
+			if wr.Type() == gowarc.Metadata && strings.Contains(f, "strata-export") && wr.WarcHeader().Get(gowarc.WarcTargetURI) == a.URL("/static") {
+				raw, _ := wr.Block().RawBytes()
+				var sb strings.Builder
+				bufio.NewReader(raw).WriteTo(&sb)
+				if f == files[0] && !strings.Contains(sb.String(), "http-headers: not captured") {
+					t.Errorf("metadata of a version without heads does not say so:\n%s", sb.String())
+				}
+			}
+			rec.Close()
+		}
+		r.Close()
+	}
+	joined := strings.Join(types, "\n")
+	for _, want := range []string{"strata-export-resource " + a.URL("/static"), "strata-export-response " + sites[1].URL("/")} {
+		if !strings.Contains(joined, want) {
+			t.Errorf("export lacks %q:\n%s", want, joined)
+		}
+	}
+
+	wacz := filepath.Join(e.dir, "all.wacz")
+	e.mustRun("export", "wacz", "--out", wacz)
+	zr, err := zip.OpenReader(wacz)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer zr.Close()
+	got := map[string][]byte{}
+	for _, f := range zr.File {
+		if f.Method != zip.Store {
+			t.Errorf("%s is compressed; WACZ stores its entries", f.Name)
+		}
+		rc, _ := f.Open()
+		got[f.Name], _ = io.ReadAll(rc)
+		rc.Close()
+	}
+	var dp struct {
+		WACZVersion string `json:"wacz_version"`
+		Resources   []struct {
+			Path  string `json:"path"`
+			Hash  string `json:"hash"`
+			Bytes int    `json:"bytes"`
+		} `json:"resources"`
+	}
+	if err := json.Unmarshal(got["datapackage.json"], &dp); err != nil {
+		t.Fatal(err)
+	}
+	if dp.WACZVersion != "1.1.1" || len(dp.Resources) != 4 {
+		t.Errorf("datapackage: %s", got["datapackage.json"])
+	}
+	for _, r := range dp.Resources {
+		sum := sha256.Sum256(got[r.Path])
+		if r.Hash != "sha256:"+hex.EncodeToString(sum[:]) || r.Bytes != len(got[r.Path]) {
+			t.Errorf("datapackage: %s does not match its entry", r.Path)
+		}
+	}
+	if !strings.Contains(string(got["pages/pages.jsonl"]), `"url":"`+a.URL("/")+`"`) {
+		t.Errorf("pages.jsonl lacks the front page:\n%s", got["pages/pages.jsonl"])
+	}
+	if !strings.Contains(string(got["indexes/index.cdxj"]), a.URL("/static")) {
+		t.Error("the WACZ's index lacks a page")
 	}
 }

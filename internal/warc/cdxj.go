@@ -8,7 +8,7 @@ import (
 	"io"
 	"net/url"
 	"os"
-		"regexp"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
