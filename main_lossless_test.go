@@ -12,8 +12,6 @@ import (
 	"testing"
 	"time"
 
-	gowarc "github.com/nlnwa/gowarc/v3"
-
 	"github.com/strata-crawler/strata/archive"
 	"github.com/strata-crawler/strata/internal/testweb"
 	"github.com/strata-crawler/strata/internal/warc"
@@ -177,7 +175,7 @@ func checkWARC(t *testing.T, root string, db *sql.DB) {
 	ids := map[string]bool{}
 	files, _ := filepath.Glob(filepath.Join(root, "*", archive.WARCDir, "*"+warc.Ext))
 	for _, f := range files {
-		r, err := gowarc.NewWarcFileReader(f, 0, warc.ReadOptions()...)
+		r, err := warc.OpenReader(f)
 		if err != nil {
 			t.Fatal(err)
 		}

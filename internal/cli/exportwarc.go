@@ -401,7 +401,7 @@ func waczPages(dir string, files []string) ([]waczPage, error) {
 	var pages []waczPage
 	seen := map[string]bool{}
 	for _, f := range files {
-		rd, err := gowarc.NewWarcFileReader(filepath.Join(dir, f), 0, warc.ReadOptions()...)
+		rd, err := warc.OpenReader(filepath.Join(dir, f))
 		if err != nil {
 			return nil, fmt.Errorf("export wacz: %w", err)
 		}

@@ -65,7 +65,7 @@ func readWARCs(t *testing.T, root string) (files []string, recs []readRecord) {
 		t.Fatal("no WARC file written")
 	}
 	for _, f := range files {
-		r, err := gowarc.NewWarcFileReader(f, 0, warc.ReadOptions()...)
+		r, err := warc.OpenReader(f)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -259,7 +259,7 @@ func TestExportWARCAndWACZ(t *testing.T) {
 	}
 	var types []string
 	for _, f := range files {
-		r, err := gowarc.NewWarcFileReader(f, 0, warc.ReadOptions()...)
+		r, err := warc.OpenReader(f)
 		if err != nil {
 			t.Fatal(err)
 		}

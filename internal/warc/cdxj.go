@@ -59,7 +59,7 @@ func (l Line) String() string {
 // returns the CDXJ lines of the indexed ones, with filename as their file name. A record that does
 // not validate is an error: strata indexes only what it can vouch for.
 func IndexFile(path, filename string) ([]Line, error) {
-	r, err := gowarc.NewWarcFileReader(path, 0, ReadOptions()...)
+	r, err := OpenReader(path)
 	if err != nil {
 		return nil, fmt.Errorf("warc: index %s: %w", path, err)
 	}

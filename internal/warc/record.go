@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	gowarc "github.com/nlnwa/gowarc/v3"
@@ -74,8 +75,23 @@ func (r Record) PayloadDigest() string { return r.WarcHeader().Get(gowarc.WarcPa
 // DateField returns the record's WARC-Date as written.
 func (r Record) DateField() string { return r.WarcHeader().Get(gowarc.WarcDate) }
 
+// newOptionsMu serialises gowarc's constructors: each one calls uuid.EnableRandPool, which sets a
+// package variable without synchronisation, so two workers building records at once race (go test
+// -race found it). Only the constructor is serialised; building and encoding run in parallel.
+var newOptionsMu sync.Mutex
+
+// OpenReader opens the WARC file at path for reading with ReadOptions; use it rather than
+// gowarc.NewWarcFileReader in strata (see newOptionsMu).
+func OpenReader(path string) (*gowarc.WarcFileReader, error) {
+	newOptionsMu.Lock()
+	defer newOptionsMu.Unlock()
+	return gowarc.NewWarcFileReader(path, 0, ReadOptions()...)
+}
+
 func build(rt gowarc.RecordType, fields [][2]string, date time.Time, block []byte) (Record, error) {
+	newOptionsMu.Lock()
 	rb := gowarc.NewRecordBuilder(rt, options()...)
+	newOptionsMu.Unlock()
 	rb.AddWarcHeaderTime(gowarc.WarcDate, date.UTC())
 	for _, f := range fields {
 		if f[1] != "" {

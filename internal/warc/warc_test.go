@@ -62,7 +62,7 @@ func info(name string) (Record, error) {
 
 func readAll(t *testing.T, path string) []gowarc.Record {
 	t.Helper()
-	r, err := gowarc.NewWarcFileReader(path, 0, ReadOptions()...)
+	r, err := OpenReader(path)
 	if err != nil {
 		t.Fatal(err)
 	}
