@@ -189,19 +189,19 @@ func TestWARCOfACrawl(t *testing.T) {
 
 // TestWARCReadByWarcio has warcio, the Webrecorder project's reader, read every record of a crawl's
 // WARC files and check their digests, and index them: its index must be strata's, line for line.
-// It needs node and warcio (STRATA_WARCIO: the directory warcio was installed in); .ci/run
+// It needs node and warcio (STRATA_TEST_WARCIO: the directory warcio was installed in); .ci/run
 // installs both and sets it, so in CI this test runs and fails rather than skips.
 func TestWARCReadByWarcio(t *testing.T) {
-	dir := os.Getenv("STRATA_WARCIO")
+	dir := os.Getenv("STRATA_TEST_WARCIO")
 	if dir == "" {
-		t.Skip("STRATA_WARCIO is not set: install warcio with npm (see .ci/run) to run this test")
+		t.Skip("STRATA_TEST_WARCIO is not set: install warcio with npm (see .ci/run) to run this test")
 	}
 	e, _ := warcWeb(t)
 	root := filepath.Join(e.dir, "archive")
 	files, recs := readWARCs(t, root)
 	script, _ := filepath.Abs("testdata/warcio-check.mjs")
 	cmd := exec.Command("node", append([]string{script}, files...)...)
-	cmd.Env = append(os.Environ(), "STRATA_WARCIO="+dir)
+	cmd.Env = append(os.Environ(), "STRATA_TEST_WARCIO="+dir)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("warcio read the WARC files with an error: %v\n%s", err, out)

@@ -8,6 +8,8 @@ package warc
 
 import (
 	"bytes"
+	"crypto/rand"
+	"encoding/hex"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -43,7 +45,21 @@ func options() []gowarc.WarcRecordOption {
 		gowarc.WithSyntaxErrorPolicy(gowarc.ErrFail),
 		gowarc.WithSpecViolationPolicy(gowarc.ErrFail),
 		gowarc.WithBlockErrorPolicy(gowarc.ErrFail),
+		gowarc.WithRecordIdFunc(newRecordID),
 	}
+}
+
+// newRecordID is a random (version 4) UUID URN. gowarc's default reads the uuid package's pool
+// setting, which its own constructors write unsynchronised (see newOptionsMu).
+func newRecordID() (string, error) {
+	var u [16]byte
+	if _, err := rand.Read(u[:]); err != nil {
+		return "", err
+	}
+	u[6] = u[6]&0x0f | 0x40
+	u[8] = u[8]&0x3f | 0x80
+	h := hex.EncodeToString(u[:])
+	return "urn:uuid:" + h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:], nil
 }
 
 // Exchange is one HTTP exchange as strata captured it.

@@ -1,14 +1,14 @@
 // Reads every record of the WARC files named on the command line with warcio (npm), checks each
 // record's WARC-Block-Digest and, where the record holds its payload, its WARC-Payload-Digest, and
 // prints one JSON line per record. strata's TestWARCReadByWarcio runs it; CI installs warcio.
-// Usage: STRATA_WARCIO=<dir with node_modules/warcio> node warcio-check.mjs FILE...
+// Usage: STRATA_TEST_WARCIO=<dir with node_modules/warcio> node warcio-check.mjs FILE...
 import fs from "node:fs";
 import crypto from "node:crypto";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 
-// The directory npm installed warcio into (STRATA_WARCIO), so no install sits beside the sources.
-const dir = process.env.STRATA_WARCIO;
+// The directory npm installed warcio into (STRATA_TEST_WARCIO), so no install sits beside the sources.
+const dir = process.env.STRATA_TEST_WARCIO;
 const { WARCParser } = await import(pathToFileURL(path.join(dir, "node_modules/warcio/dist/index.js")).href);
 
 const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
