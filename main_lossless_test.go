@@ -14,6 +14,7 @@ import (
 
 	"github.com/strata-crawler/strata/archive"
 	"github.com/strata-crawler/strata/internal/testweb"
+	"github.com/strata-crawler/strata/internal/warc"
 )
 
 // changingSite serves pages whose bytes differ on every visit, so every visit stores a version.
@@ -163,6 +164,60 @@ func checkArchive(t *testing.T, dir string) {
 	})
 }
 
+// checkWARC checks what a kill may leave of the WARC files: none left under its open name, every
+// record of every file whole and valid (digests included), every run index the index of its files,
+// and every WARC record a fetch row names present.
+func checkWARC(t *testing.T, root string, db *sql.DB) {
+	t.Helper()
+	if open, _ := filepath.Glob(filepath.Join(root, "*", archive.WARCDir, "*"+warc.OpenSuffix)); len(open) > 0 {
+		t.Errorf("WARC files left open: %v", open)
+	}
+	ids := map[string]bool{}
+	files, _ := filepath.Glob(filepath.Join(root, "*", archive.WARCDir, "*"+warc.Ext))
+	for _, f := range files {
+		r, err := warc.OpenReader(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for rec, err := range r.Records() {
+			if err != nil {
+				t.Errorf("%s: record at %d: %v", f, rec.Offset, err)
+				break
+			}
+			if _, err := rec.WarcRecord.ValidateDigest(); err != nil {
+				t.Errorf("%s: record at %d: %v", f, rec.Offset, err)
+			}
+			ids["<"+rec.WarcRecord.RecordId()+">"] = true
+			rec.Close()
+		}
+		r.Close()
+		lines, err := warc.IndexFile(f, filepath.Base(f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if idx, err := os.ReadFile(filepath.Join(filepath.Dir(f), archive.IndexFile)); err != nil {
+			t.Errorf("%s has no index: %v", filepath.Dir(f), err)
+		} else if n := strings.Count(string(idx), filepath.Base(f)); n != len(lines) {
+			t.Errorf("%s: index has %d lines of %s, want %d", filepath.Dir(f), n, filepath.Base(f), len(lines))
+		}
+	}
+	if len(files) == 0 {
+		t.Error("no WARC file written")
+	}
+	rows, err := db.Query("SELECT warc_id FROM captures WHERE warc_id IS NOT NULL")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id string
+		rows.Scan(&id)
+		if !ids[id] {
+			t.Errorf("a fetch names WARC record %s, which no file holds", id)
+		}
+	}
+}
+
 func countLines(name string) (int, error) {
 	f, err := os.Open(name)
 	if err != nil {
@@ -205,6 +260,8 @@ func TestCrashPointsAreRepaired(t *testing.T) {
 		{"crawled", "interrupted,completed"},
 		{"manifest-written", "interrupted,completed"},
 		{"finished", "completed,completed"},
+		{"warc-synced", "interrupted,completed"},
+		{"warc-sealed", "interrupted,completed"},
 	} {
 		t.Run(tt.point, func(t *testing.T) {
 			t.Parallel()
@@ -218,6 +275,12 @@ func TestCrashPointsAreRepaired(t *testing.T) {
 				t.Errorf("run statuses %q, want %q", got, tt.statuses)
 			}
 			checkArchive(t, dir)
+			db, err := sql.Open("sqlite", filepath.Join(dir, "strata.db"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			checkWARC(t, filepath.Join(dir, "archive"), db)
 		})
 	}
 }

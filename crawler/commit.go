@@ -8,6 +8,7 @@ import (
 	"github.com/strata-crawler/strata/archive"
 	"github.com/strata-crawler/strata/internal/crashpoint"
 	"github.com/strata-crawler/strata/internal/store"
+	"github.com/strata-crawler/strata/internal/warc"
 )
 
 // maxCommitBatch bounds how many pages one commit takes: small enough that one transaction stays
@@ -22,8 +23,9 @@ const maxCommitBatch = 256
 // durable. A page's domain stays busy until its commit is done, so the next due URL the domain
 // asks the store for is never the one just crawled.
 type committer struct {
-	arch     Archive   // nil: nothing is archived
-	runStart time.Time // names the run's archive directory
+	arch     Archive      // nil: nothing is archived
+	warc     *warc.Writer // nil: no WARC is written
+	runStart time.Time    // names the run's archive directory
 	store    Store
 	log      *slog.Logger
 	jobs     chan *commitJob
@@ -34,6 +36,7 @@ type committer struct {
 type commitJob struct {
 	rec     *store.FetchRecord
 	version *archive.Version // the page's new version, nil if none
+	warc    []byte           // the page's WARC records, encoded; nil if none
 	archErr error            // set when the version could not be stored
 	result  chan error
 }
@@ -48,17 +51,23 @@ func newCommitter(ctx context.Context, arch Archive, runStart time.Time, st Stor
 	return c
 }
 
-// close waits for the committer to finish; no record may be submitted after it.
+// close waits for the committer to finish, then closes the run's WARC file; no record may be
+// submitted after it.
 func (c *committer) close() {
 	close(c.jobs)
 	<-c.done
+	if c.warc != nil {
+		if err := c.warc.Close(); err != nil {
+			c.log.Error("WARC: the run's last file could not be closed; the seal makes it whole", "error", err)
+		}
+	}
 }
 
 // submit hands rec (and its page's new version v, if any) to the committer without waiting; it
 // blocks only while the queue is full. Neither may be touched until wait
 // returns.
-func (c *committer) submit(rec *store.FetchRecord, v *archive.Version) *commitJob {
-	j := &commitJob{rec: rec, version: v, result: make(chan error, 1)}
+func (c *committer) submit(rec *store.FetchRecord, v *archive.Version, warcRecords []byte) *commitJob {
+	j := &commitJob{rec: rec, version: v, warc: warcRecords, result: make(chan error, 1)}
 	c.jobs <- j
 	return j
 }
@@ -108,6 +117,7 @@ func (c *committer) commit(ctx context.Context, batch []*commitJob) {
 		j.rec.ContentHash, j.rec.Digest, j.rec.Changed, j.rec.ArchivePath = "", nil, false, ""
 		j.rec.ETag, j.rec.LastModified = "", ""
 	}
+	c.writeWARC(batch)
 	var versions []*archive.Pending
 	var owners []*commitJob
 	for _, j := range batch {
@@ -146,5 +156,45 @@ func (c *committer) commit(ctx context.Context, batch []*commitJob) {
 	}
 	for _, j := range batch {
 		j.result <- nil
+	}
+}
+
+// writeWARC appends the batch's WARC records and makes them durable before anything of the batch
+// is recorded, so that no fetch row names a WARC record a crash could lose. Records whose write
+// failed are not named: the fetch is recorded without its WARC record, and a later revisit refers
+// to an earlier response instead.
+func (c *committer) writeWARC(batch []*commitJob) {
+	if c.warc == nil {
+		return
+	}
+	var err error
+	wrote := false
+	for _, j := range batch {
+		if j.warc == nil {
+			continue
+		}
+		if err == nil {
+			_, err = c.warc.Append(j.warc)
+			wrote = true
+		}
+		if err != nil && j.rec.Capture != nil {
+			j.rec.Capture.WARCID, j.rec.Capture.WARCType = "", ""
+		}
+	}
+	if err == nil && wrote {
+		if err = c.warc.Sync(); err != nil {
+			for _, j := range batch {
+				if j.rec.Capture != nil {
+					j.rec.Capture.WARCID, j.rec.Capture.WARCType = "", ""
+				}
+			}
+		}
+	}
+	if err != nil {
+		c.log.Error("WARC: the records of a batch of pages could not be written; the pages are recorded without them", "pages", len(batch), "error", err)
+		return
+	}
+	if wrote {
+		crashpoint.Hit("warc-synced") // WARC records durable that no fetch row names yet
 	}
 }

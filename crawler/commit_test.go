@@ -135,7 +135,7 @@ func TestCommitterRecordsEveryPage(t *testing.T) {
 	const pages = 200
 	for i := range pages {
 		wg.Go(func() {
-			if _, err := c.submit(&store.FetchRecord{URLID: int64(i)}, nil).wait(); err != nil {
+			if _, err := c.submit(&store.FetchRecord{URLID: int64(i)}, nil, nil).wait(); err != nil {
 				t.Error(err)
 			}
 		})

@@ -161,6 +161,8 @@ type Config struct {
 	Filter filter.Filter
 	// Archive stores new and changed versions; nil stores none (fetches are still recorded).
 	Archive Archive
+	// WARC, when set, writes every exchange of a run to its WARC files as well.
+	WARC *WARCOptions
 	// Text extracts the text that is archived and compared between versions; nil uses the body.
 	Text TextFunc
 	// Snapshot hard-links each unchanged page's current version into the run's directory, so every
@@ -464,6 +466,7 @@ func (c *Crawler) Crawl(ctx context.Context, run Run) (*Stats, error) {
 		defer cancel()
 	}
 	s.commit = newCommitter(ctx, c.cfg.Archive, run.Start, c.store, c.cfg.Log, c.cfg.Workers)
+	s.commit.warc = c.newWARCWriter(run.Start)
 	stopGaps := c.keepGaps(ctx)
 	// Without a budget one round takes everything due, and what joins during it. With one, the
 	// first round reads robots.txt and the provider hints the domains are due for, and every later

@@ -99,6 +99,11 @@ type Setup struct {
 	Policy Policy
 	Links  LinksConfig
 	Text   pagetext.Mode // the text archived and compared: pagetext.Main or pagetext.Full
+	// WARC writes each run's exchanges as WARC files in the archive too (archive.warc); Open
+	// points it at the archive's run directories. Software names strata in their warcinfo.
+	WARC     bool
+	WARCMax  int64
+	Software string
 }
 
 // SetupOf is the setup a configuration describes. The caller adds what is not configuration: the
@@ -139,8 +144,10 @@ func SetupOf(cfg *config.Config) Setup {
 			Hybrid: frequency.Hybrid{SampleSize: h.SampleSize, Step: h.Step, MinHistory: h.MinHistory, Normal: h.Normal, Slow: h.Slow,
 				Rho0Start: frequency.DefaultRho0Start, Estimator: frequency.Estimator{MinRate: o.MinRate, MaxRate: o.MaxRate}},
 		},
-		Links: LinksConfig{ExternalLevel: cfg.Links.ExternalLevel, NewFrMax: cfg.Seed.FrMax, HonourNofollow: cfg.Links.HonourNofollow},
-		Text:  pagetext.Mode(cfg.Archive.Text),
+		Links:   LinksConfig{ExternalLevel: cfg.Links.ExternalLevel, NewFrMax: cfg.Seed.FrMax, HonourNofollow: cfg.Links.HonourNofollow},
+		Text:    pagetext.Mode(cfg.Archive.Text),
+		WARC:    cfg.Archive.WARC,
+		WARCMax: cfg.Archive.WARCMax,
 	}
 }
 
@@ -201,6 +208,9 @@ func Open(ctx context.Context, db *store.DB, arch *archive.Dir, s Setup) (*Cycle
 	cfg.UserAgent, cfg.PageTimeout = n.UserAgent, n.PageTimeout
 	if arch != nil {
 		cfg.Archive = arch
+		if s.WARC {
+			cfg.WARC = &WARCOptions{Dir: arch.WARCPath, MaxSize: s.WARCMax, Software: s.Software}
+		}
 	}
 	if cfg.Text == nil {
 		cfg.Text = textExtractor(s.Text, cfg.Log)

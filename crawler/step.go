@@ -164,11 +164,13 @@ func (s *stage) crawl(ctx context.Context, d *domain, u *store.DueURL, pu *url.U
 	var norm string // the text with numbers and dates set aside, for the novelty check
 	rec.Origin, rec.Domain = origin(pu), d.key
 	var version *archive.Version
+	var warcRecords []byte
 	if resp != nil {
 		rec.Duration, rec.SiteDate = resp.Duration, resp.Date
 		p := s.extract(resp)
 		norm = s.detectChange(&rec, u, resp, p)
 		version = s.archive(&rec, u, resp, p)
+		warcRecords = s.capture(ctx, u, resp, &rec, p)
 		err := s.follow(ctx, d, u, pu, resp, &rec)
 		if err == nil {
 			err = s.followLinks(ctx, d, u, pu, resp, &rec)
@@ -177,7 +179,7 @@ func (s *stage) crawl(ctx context.Context, d *domain, u *store.DueURL, pu *url.U
 			return nil, err
 		}
 	}
-	job := s.commit.submit(&rec, version)
+	job := s.commit.submit(&rec, version, warcRecords)
 	return func() error {
 		archErr, err := job.wait()
 		if archErr != nil {
@@ -798,6 +800,7 @@ func (s *stage) robotsFor(ctx context.Context, d *domain, u *url.URL) (e *robots
 		if err := s.reachable(ctx, u.Host); err != nil {
 			return nil, true, err
 		}
+		s.captureRobots(&rec, res)
 		entry.rules = res.Rules
 		rec.ExpiresAt = res.FetchedAt.Add(s.c.cfg.RobotsTTL)
 		rec.CrawlDelay = s.applyCrawlDelay(u.Host, res.Rules)

@@ -236,6 +236,7 @@ func (s *session) finish(ctx context.Context, res *crawlResult, cerr error) erro
 // openCycle wires the run cycle the configuration describes.
 func (a *app) openCycle(ctx context.Context, db *store.DB, arch *archive.Dir, progress func(crawler.Stats), afterCrash bool) (*crawler.Cycle, error) {
 	s := crawler.SetupOf(a.cfg)
+	s.Software = "strata/" + Version
 	s.Crawl.Log, s.Crawl.Progress, s.Crawl.AfterCrash = a.log, progress, afterCrash
 	return crawler.Open(ctx, db, arch, s)
 }

@@ -512,7 +512,7 @@ removed by hand is written with "missing": true and no text.`,
 	jsonl.Flags().StringVar(&since, "since", "", "only versions fetched on or after this date or time")
 	jsonl.Flags().Int64Var(&run, "run", 0, "only versions stored by this run")
 	jsonl.Flags().StringVar(&host, "host", "", "only versions of this host[:port]")
-	cmd.AddCommand(jsonl)
+	cmd.AddCommand(jsonl, newExportWARCCmd(a), newExportWACZCmd(a))
 	return cmd
 }
 

@@ -43,8 +43,9 @@ func (s *session) repair(ctx context.Context) error {
 }
 
 // seal makes the archive directory of run final: it removes temporary files and every version no
-// fetch of the run records (the remains of a kill, or of a write or commit that failed), writes
-// manifest.jsonl from the run's fetches, then records the seal. It is idempotent, so a seal cut off
+// fetch of the run records (the remains of a kill, or of a write or commit that failed), makes its
+// WARC files whole and indexes them, writes manifest.jsonl from the run's fetches, then records
+// the seal. It is idempotent, so a seal cut off
 // is simply done again by the next session. It returns how many versions it removed.
 func seal(ctx context.Context, db *store.DB, arch *archive.Dir, run int64, start time.Time) (int, error) {
 	// What the directory may hold, as 8-byte hashes of the version paths, sorted: a run that
@@ -70,6 +71,9 @@ func seal(ctx context.Context, db *store.DB, arch *archive.Dir, run int64, start
 		return ok
 	})
 	if err != nil {
+		return removed, err
+	}
+	if err := sealWARC(arch, start); err != nil {
 		return removed, err
 	}
 	if err := writeManifest(ctx, db, arch, run, start); err != nil {

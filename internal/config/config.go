@@ -54,6 +54,8 @@ type Config struct {
 		Snapshot string        // "none" or "hardlink"
 		Text     string        // "main" or "full"
 		Keep     time.Duration // versions older than this are pruned (never a page's current one); 0 = forever
+		WARC     bool          // write each run's captures as WARC files too
+		WARCMax  int64         // bytes at which a run's WARC file is closed and the next begun
 	}
 	Seed struct {
 		Level int // default level of new seeds: how many link levels below a seed are followed
@@ -174,6 +176,12 @@ var schema = []field{
 	{key: "archive.keep", def: time.Duration(0), min: 0, max: 100 * 365 * 24 * 3600,
 		doc: `Remove stored versions older than this after each completed crawl (e.g. "8760h" for a year); a page's current version is always kept. 0s = keep everything.`,
 		ptr: func(c *Config) any { return &c.Archive.Keep }},
+	{key: "archive.warc", def: true,
+		doc: `Also write every fetch of a crawl as WARC 1.1 (request, response or revisit, and a metadata record of strata's facts) in <run>/_warc/, with a CDXJ index, for warcio, pywb and ReplayWeb.page; the dated text directories are written either way. On by default, because only a crawl-time WARC holds the bytes of fetches whose text did not change (the text directories keep new and changed versions only) and WARC is what archiving tools read; measured on 10 days of the demo web (105 fetches) it added 0.25 s of CPU (0.40-0.49 s without, 0.67-0.69 s with) and 238 KB (174 KB of gzipped WARC, 64 KB of CDXJ) to a 494 KB archive (docs/performance.md, section 9). Turn it off to save that; "strata export warc" can still write WARC afterwards from the text archive and the HTTP heads strata always keeps, but only for versions it stored.`,
+		ptr: func(c *Config) any { return &c.Archive.WARC }},
+	{key: "archive.warc_max_size", def: int64(1_000_000_000), min: 1 << 20, max: 1 << 40,
+		doc: "Size in bytes at which a run's WARC file is closed and the next one begun (a record is never split).",
+		ptr: func(c *Config) any { return &c.Archive.WARCMax }},
 	{key: "seed.level", def: 2, min: 0, max: 100,
 		doc: "Default level of a new seed: links are followed this many levels below it.",
 		ptr: func(c *Config) any { return &c.Seed.Level }},

@@ -18,6 +18,8 @@ import (
 	"net/netip"
 	"net/url"
 	"time"
+
+	"github.com/strata-crawler/strata/internal/httpwire"
 )
 
 // Defaults applied by New to zero Options fields.
@@ -215,6 +217,9 @@ type Response struct {
 	// Bytes counts body bytes read off the wire (before decompression),
 	// redirect bodies included, for accounting. Headers are not counted.
 	Bytes int64
+	// Head is the final hop's request as sent and response head as
+	// received, for the archive's WARC records.
+	Head httpwire.Head
 }
 
 // Fetch gets req.URL, following redirects. A response with any status,
@@ -251,13 +256,14 @@ func (f *fetchState) run() (*Response, error) {
 	}
 	resp := &Response{URL: f.req.URL}
 	for {
-		hr, err := f.roundTrip(u)
+		hr, rec, err := f.roundTrip(u)
 		if err != nil {
 			return nil, f.fail(err, kindUnknown)
 		}
 		loc := redirectLocation(hr)
 		if loc == "" || f.c.followNone {
 			resp.FinalURL = u.String()
+			resp.Head = rec.Head(hr.Request, hr)
 			if err := f.readResponse(resp, hr); err != nil {
 				return nil, f.fail(err, kindUnknown)
 			}
@@ -291,10 +297,11 @@ func (f *fetchState) run() (*Response, error) {
 	}
 }
 
-func (f *fetchState) roundTrip(u *url.URL) (*http.Response, error) {
-	r, err := http.NewRequestWithContext(f.pageCtx, http.MethodGet, u.String(), nil)
+func (f *fetchState) roundTrip(u *url.URL) (*http.Response, *httpwire.Recorder, error) {
+	ctx, rec := httpwire.WithRecorder(f.pageCtx)
+	r, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	r.Header.Set("User-Agent", f.c.opts.UserAgent)
 	r.Header.Set("Accept", acceptHeader)
@@ -309,7 +316,8 @@ func (f *fetchState) roundTrip(u *url.URL) (*http.Response, error) {
 	}
 	// The transport directly, not an http.Client: redirects are followed
 	// above, where each hop can be checked and counted.
-	return f.c.rt.RoundTrip(r)
+	hr, err := f.c.rt.RoundTrip(r)
+	return hr, rec, err
 }
 
 // fail turns err into an *Error. kind is used when the cause is known at the

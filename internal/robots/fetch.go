@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/strata-crawler/strata/internal/httpwire"
 )
 
 // maxRedirects is how many redirects Fetch follows; RFC 9309 §2.3.1.2 asks for at least five.
@@ -54,6 +56,11 @@ type Result struct {
 	Body      []byte    // the 2xx body, at most MaxSize bytes; nil otherwise
 	FetchedAt time.Time // when the fetch finished
 	Err       error     // why the host is Unreachable; nil otherwise
+	// Head is the last hop's request as sent and response head as received; empty when no
+	// request was written.
+	Head httpwire.Head
+	// URL is the robots.txt URL that answered (the last hop of any redirects); "" before a request.
+	URL string
 }
 
 // Fetch GETs scheme://host/robots.txt of origin with client (http.DefaultClient if nil),
@@ -72,6 +79,7 @@ func Fetch(ctx context.Context, client *http.Client, origin *url.URL, userAgent 
 	c := *client
 	c.CheckRedirect = checkRedirect
 
+	ctx, rec := httpwire.WithRecorder(ctx)
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
 	if err != nil {
 		return unreachable(0, fmt.Errorf("robots %s: %w", target, err))
@@ -87,7 +95,7 @@ func Fetch(ctx context.Context, client *http.Client, origin *url.URL, userAgent 
 			// body already closed, alongside the error.
 			status = resp.StatusCode
 		}
-		return unreachable(status, fmt.Errorf("robots %s: %w", target, err))
+		return withHead(unreachable(status, fmt.Errorf("robots %s: %w", target, err)), rec, req, resp)
 	}
 	defer resp.Body.Close()
 
@@ -99,12 +107,25 @@ func Fetch(ctx context.Context, client *http.Client, origin *url.URL, userAgent 
 			// not parsed; status 0 keeps FromStatus consistent with that.
 			return unreachable(0, fmt.Errorf("robots %s: read body after %s: %w", target, resp.Status, err))
 		}
-		return Result{Rules: Parse(body), Outcome: Parsed, Status: resp.StatusCode, Body: body, FetchedAt: time.Now()}
+		return withHead(Result{Rules: Parse(body), Outcome: Parsed, Status: resp.StatusCode, Body: body, FetchedAt: time.Now()}, rec, req, resp)
 	case Unavailable:
-		return Result{Rules: AllowAll(), Outcome: Unavailable, Status: resp.StatusCode, FetchedAt: time.Now()}
+		return withHead(Result{Rules: AllowAll(), Outcome: Unavailable, Status: resp.StatusCode, FetchedAt: time.Now()}, rec, req, resp)
 	default:
-		return unreachable(resp.StatusCode, fmt.Errorf("robots %s: %s", target, statusText(resp)))
+		return withHead(unreachable(resp.StatusCode, fmt.Errorf("robots %s: %s", target, statusText(resp))), rec, req, resp)
 	}
+}
+
+// withHead adds the exchange's head and the URL that answered to res.
+func withHead(res Result, rec *httpwire.Recorder, req *http.Request, resp *http.Response) Result {
+	if resp == nil {
+		return res
+	}
+	res.Head = rec.Head(req, resp)
+	res.URL = req.URL.String()
+	if resp.Request != nil && resp.Request.URL != nil {
+		res.URL = resp.Request.URL.String()
+	}
+	return res
 }
 
 // unreachable builds the Result for a host whose robots.txt could not be obtained.

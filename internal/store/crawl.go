@@ -479,6 +479,10 @@ type FetchRecord struct {
 	// was sent.
 	Origin, Domain string
 
+	// Capture is the exchange's head and WARC facts, kept in table captures; nil when no response
+	// was received.
+	Capture *Capture
+
 	// For the URL row:
 	NextFr       int    // fr after this crawl: fr_max for a crawled page
 	ETag         string // validators to send next time ("" keeps none)
@@ -543,18 +547,20 @@ const (
 			WHERE id = ?`
 	hostAccess = `INSERT INTO hosts (origin, domain, last_access_at) VALUES (?, ?, ?)
 			ON CONFLICT (origin) DO UPDATE SET last_access_at = max(coalesce(last_access_at, ''), excluded.last_access_at)`
+	captureInsert = `INSERT INTO captures (fetch_id, request, response, ip, payload_digest, warc_id, warc_type)
+			VALUES (last_insert_rowid(), ?, ?, ?, ?, ?, ?)`
 )
 
 // fetchStmts are recordFetch's statements bound to one transaction, with the countdown's tick.
 type fetchStmts struct {
-	stmt [4]*sql.Stmt
+	stmt [5]*sql.Stmt
 	tick int64
 }
 
 // fetchStmts returns the statements, prepared on the database once, bound to tx.
 func (db *DB) fetchStmts(ctx context.Context, tx *sql.Tx) (*fetchStmts, error) {
 	var st fetchStmts
-	for i, q := range []string{recentQuery, fetchInsert, urlUpdate, hostAccess} {
+	for i, q := range []string{recentQuery, fetchInsert, urlUpdate, hostAccess, captureInsert} {
 		p, err := db.prepared(ctx, q)
 		if err != nil {
 			return nil, err
@@ -591,6 +597,9 @@ func (st *fetchStmts) record(ctx context.Context, r FetchRecord) error {
 		r.URLID, nullInt(r.RunID), formatTime(r.FetchedAt), r.Status, r.Size, nullString(r.ContentHash),
 		r.Changed, r.NotModified, nullString(r.ArchivePath), nullString(r.Error), r.Duration.Milliseconds(),
 		magnitude, distance, nullString(r.TextMode)); err != nil {
+		return err
+	}
+	if err := st.capture(ctx, r.Capture); err != nil {
 		return err
 	}
 	var siteDate any

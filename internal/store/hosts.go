@@ -17,6 +17,8 @@ type Robots struct {
 	FetchedAt  time.Time
 	ExpiresAt  time.Time // the cache is not used after this; zero = do not reuse
 	CrawlDelay time.Duration
+	// Request and Response are the exchange's heads, as sent and as received; nil when none.
+	Request, Response []byte
 }
 
 // RobotsCache returns the cached robots.txt of origin, or an error wrapping ErrNotFound.
@@ -46,11 +48,12 @@ func (db *DB) SaveRobots(ctx context.Context, r Robots) error {
 		expires = sql.NullString{String: formatTime(r.ExpiresAt), Valid: true}
 	}
 	_, err := db.sql.ExecContext(ctx, `INSERT INTO hosts (origin, domain, robots_status, robots_body, robots_fetched_at,
-		robots_expires_at, crawl_delay_ms) VALUES (?, ?, ?, ?, ?, ?, ?)
+		robots_expires_at, crawl_delay_ms, robots_request, robots_response) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (origin) DO UPDATE SET domain = excluded.domain, robots_status = excluded.robots_status,
 		robots_body = excluded.robots_body, robots_fetched_at = excluded.robots_fetched_at,
-		robots_expires_at = excluded.robots_expires_at, crawl_delay_ms = excluded.crawl_delay_ms`,
-		r.Origin, r.Domain, r.Status, r.Body, formatTime(r.FetchedAt), expires, r.CrawlDelay.Milliseconds())
+		robots_expires_at = excluded.robots_expires_at, crawl_delay_ms = excluded.crawl_delay_ms,
+		robots_request = excluded.robots_request, robots_response = excluded.robots_response`,
+		r.Origin, r.Domain, r.Status, r.Body, formatTime(r.FetchedAt), expires, r.CrawlDelay.Milliseconds(), r.Request, r.Response)
 	if err != nil {
 		return fmt.Errorf("save robots.txt of %s: %w", r.Origin, err)
 	}

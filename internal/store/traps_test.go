@@ -292,12 +292,12 @@ func TestSaveTrapRulesForgets(t *testing.T) {
 	}
 }
 
-// TestTrapEventsMigration checks that the events recorded before schema 15 survive it, and that the
-// new kind is accepted.
+// TestTrapEventsMigration checks that the events recorded before schema 19 (trap rules) survive it,
+// and that the new kind is accepted.
 func TestTrapEventsMigration(t *testing.T) {
 	ctx := t.Context()
 	path := filepath.Join(t.TempDir(), "s.db")
-	old := mustOpen(t, path, store.Options{MaxVersion: store.SchemaVersion() - 1})
+	old := mustOpen(t, path, store.Options{MaxVersion: 18})
 	if err := old.RecordTrap(ctx, store.TrapEvent{At: time.Now(), Domain: "a.example", Kind: "pattern", Pattern: "a.example/cal/N/N", Detail: "old"}); err != nil {
 		t.Fatal(err)
 	}

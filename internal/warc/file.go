@@ -1,0 +1,411 @@
+package warc
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+
+	gowarc "github.com/nlnwa/gowarc/v3"
+)
+
+// OpenSuffix marks a WARC file still being written. Readers and indexers (pywb, ReplayWeb.page,
+// strata's own) take only names ending in ".warc.gz"; a file gets its final name only when it is
+// closed whole, or when Seal has cut a crashed writer's torn tail off it.
+const OpenSuffix = ".open"
+
+// Ext is the extension of a finished file.
+const Ext = ".warc.gz"
+
+// Loc is where a record lies in its file: the gzip member holding it.
+type Loc struct {
+	File   string // the file's final name, without directory
+	Offset int64
+	Length int64
+}
+
+// Writer appends records to the files of one directory, one gzip member per record, starting a
+// new file when the current one has reached max bytes. Each file starts with a warcinfo record.
+//
+// Records written are durable only after Sync; a crash leaves the file under its ".open" name,
+// whose torn tail Seal removes. Write, Sync and Close may be called from several goroutines.
+type Writer struct {
+	dir, prefix string
+	max         int64
+	info        func(filename string) (Record, error)
+
+	mu     sync.Mutex
+	f      *os.File
+	name   string // final name of the open file
+	size   int64
+	seq    int
+	broken error // a write that failed and could not be undone: the file's tail is unknown
+}
+
+// NewWriter returns a writer of files named <prefix>-<00000>.warc.gz in dir, rotated at max bytes
+// (0: never), whose warcinfo record info builds. No file is created before the first record.
+func NewWriter(dir, prefix string, max int64, info func(filename string) (Record, error)) *Writer {
+	return &Writer{dir: dir, prefix: prefix, max: max, info: info}
+}
+
+// Write appends recs, in order, and returns where each went. They may span a rotation, but a
+// record is never split. On an error nothing of the failed record is left in the file. Write
+// closes the records.
+func (w *Writer) Write(recs ...Record) ([]Loc, error) {
+	members := make([][]byte, 0, len(recs))
+	var err error
+	for _, r := range recs {
+		if err == nil {
+			var m []byte
+			m, err = Encode(r)
+			members = append(members, m)
+		}
+		r.Close()
+	}
+	if err != nil {
+		return nil, err
+	}
+	return w.Append(members...)
+}
+
+// Encode serialises r as one gzip member, as Append takes it. Encoding is the costly part of
+// writing a record (digests were computed when it was built; this compresses it), so callers do it
+// in parallel and leave only Append to the writer.
+func Encode(r Record) ([]byte, error) {
+	var buf bytes.Buffer
+	zw := gzipPool.Get().(*gzip.Writer) // a new writer allocates its tables: most of a small record's cost
+	defer gzipPool.Put(zw)
+	zw.Reset(&buf)
+	if _, _, err := gowarc.NewMarshaler().Marshal(zw, r, 0); err != nil {
+		return nil, fmt.Errorf("warc: marshal %s record: %w", r.Type(), err)
+	}
+	if err := zw.Close(); err != nil {
+		return nil, fmt.Errorf("warc: compress %s record: %w", r.Type(), err)
+	}
+	return buf.Bytes(), nil
+}
+
+var gzipPool = sync.Pool{New: func() any { return gzip.NewWriter(nil) }}
+
+// Append appends members made by Encode, in order, and returns where each went.
+func (w *Writer) Append(members ...[]byte) ([]Loc, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.broken != nil {
+		return nil, w.broken
+	}
+	locs := make([]Loc, 0, len(members))
+	for _, m := range members {
+		if w.f != nil && w.max > 0 && w.size >= w.max {
+			if err := w.closeFile(); err != nil {
+				return locs, err
+			}
+		}
+		if w.f == nil {
+			if err := w.openFile(); err != nil {
+				return locs, err
+			}
+		}
+		loc, err := w.append(m)
+		if err != nil {
+			return locs, err
+		}
+		locs = append(locs, loc)
+	}
+	return locs, nil
+}
+
+// append writes one gzip member at the end of the open file.
+func (w *Writer) append(member []byte) (Loc, error) {
+	loc := Loc{File: w.name, Offset: w.size, Length: int64(len(member))}
+	if _, err := w.f.Write(member); err != nil {
+		// A part of the member may be in the file: cut it off, or no later record may follow.
+		if terr := w.f.Truncate(w.size); terr != nil {
+			w.broken = fmt.Errorf("warc: %s: write failed (%v) and its tail could not be removed: %w", w.name, err, terr)
+			return Loc{}, w.broken
+		}
+		if _, serr := w.f.Seek(w.size, io.SeekStart); serr != nil {
+			w.broken = fmt.Errorf("warc: %s: %w", w.name, serr)
+			return Loc{}, w.broken
+		}
+		return Loc{}, fmt.Errorf("warc: write %s: %w", filepath.Join(w.dir, w.name), err)
+	}
+	w.size += loc.Length
+	return loc, nil
+}
+
+func (w *Writer) openFile() error {
+	if err := os.MkdirAll(w.dir, 0o755); err != nil {
+		return fmt.Errorf("warc: mkdir %s: %w", w.dir, err)
+	}
+	if w.seq == 0 {
+		w.seq = nextSeq(w.dir, w.prefix)
+	}
+	name := fmt.Sprintf("%s-%05d%s", w.prefix, w.seq, Ext)
+	f, err := os.OpenFile(filepath.Join(w.dir, name+OpenSuffix), os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return fmt.Errorf("warc: create %s: %w", name, err)
+	}
+	if err := syncDir(w.dir); err != nil {
+		f.Close()
+		return fmt.Errorf("warc: sync directory %s: %w", w.dir, err)
+	}
+	w.f, w.name, w.size = f, name, 0
+	w.seq++
+	if w.info == nil {
+		return nil
+	}
+	info, err := w.info(name)
+	if err == nil {
+		var m []byte
+		m, err = Encode(info)
+		info.Close()
+		if err == nil {
+			_, err = w.append(m)
+		}
+	}
+	if err != nil {
+		w.f.Close()
+		os.Remove(filepath.Join(w.dir, name+OpenSuffix))
+		w.f = nil
+		return err
+	}
+	return nil
+}
+
+// nextSeq is one past the highest sequence number of prefix's files in dir, so that a writer never
+// reuses the name of a file left by an earlier one.
+func nextSeq(dir, prefix string) int {
+	entries, _ := os.ReadDir(dir)
+	n := 0
+	for _, e := range entries {
+		name := strings.TrimSuffix(e.Name(), OpenSuffix)
+		if !strings.HasPrefix(name, prefix+"-") || !strings.HasSuffix(name, Ext) {
+			continue
+		}
+		if s, err := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(name, prefix+"-"), Ext)); err == nil && s >= n {
+			n = s + 1
+		}
+	}
+	return max(n, 1)
+}
+
+// Sync makes every record written so far durable.
+func (w *Writer) Sync() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.broken != nil {
+		return w.broken
+	}
+	if w.f == nil {
+		return nil
+	}
+	if err := w.f.Sync(); err != nil {
+		return fmt.Errorf("warc: sync %s: %w", w.name, err)
+	}
+	return nil
+}
+
+// Close finishes the open file: synced, renamed to its final name, the rename made durable.
+func (w *Writer) Close() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.f == nil {
+		return w.broken
+	}
+	if w.broken != nil {
+		w.f.Close()
+		w.f = nil
+		return w.broken // left under its open name for Seal
+	}
+	return w.closeFile()
+}
+
+func (w *Writer) closeFile() error {
+	f := w.f
+	w.f = nil
+	err := f.Sync()
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("warc: close %s: %w", w.name, err)
+	}
+	final := filepath.Join(w.dir, w.name)
+	if err := os.Rename(final+OpenSuffix, final); err != nil {
+		return fmt.Errorf("warc: rename %s: %w", final, err)
+	}
+	if err := syncDir(w.dir); err != nil {
+		return fmt.Errorf("warc: sync directory %s: %w", w.dir, err)
+	}
+	return nil
+}
+
+// Seal makes the files in dir that a writer left open final: each is cut after its last whole
+// record — a gzip member that decompresses with the right checksum and holds one complete WARC
+// record — synced and renamed, so that no reader ever sees a torn record. A file with no whole
+// record is removed. It returns the final names of the files in dir, sorted. A missing dir holds
+// no files.
+func Seal(dir string) ([]string, error) {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("warc: seal %s: %w", dir, err)
+	}
+	var names []string
+	changed := false
+	for _, e := range entries {
+		name := e.Name()
+		switch {
+		case !e.Type().IsRegular():
+		case strings.HasSuffix(name, Ext+OpenSuffix):
+			p := filepath.Join(dir, name)
+			good, err := wholePrefix(p)
+			if err != nil {
+				return nil, err
+			}
+			changed = true
+			if good == 0 {
+				if err := os.Remove(p); err != nil {
+					return nil, fmt.Errorf("warc: seal: remove %s: %w", p, err)
+				}
+				continue
+			}
+			if err := cutAndSync(p, good); err != nil {
+				return nil, err
+			}
+			final := strings.TrimSuffix(name, OpenSuffix)
+			if err := os.Rename(p, filepath.Join(dir, final)); err != nil {
+				return nil, fmt.Errorf("warc: seal: rename %s: %w", p, err)
+			}
+			names = append(names, final)
+		case strings.HasSuffix(name, Ext):
+			names = append(names, name)
+		}
+	}
+	if changed {
+		if err := syncDir(dir); err != nil {
+			return nil, fmt.Errorf("warc: seal: sync directory %s: %w", dir, err)
+		}
+	}
+	sort.Strings(names)
+	return names, nil
+}
+
+func cutAndSync(p string, size int64) error {
+	f, err := os.OpenFile(p, os.O_RDWR, 0)
+	if err != nil {
+		return fmt.Errorf("warc: seal %s: %w", p, err)
+	}
+	err = f.Truncate(size)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("warc: seal %s: %w", p, err)
+	}
+	return nil
+}
+
+// wholePrefix returns the length of the longest prefix of the file at p made of whole records.
+func wholePrefix(p string) (int64, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return 0, fmt.Errorf("warc: seal %s: %w", p, err)
+	}
+	defer f.Close()
+	cr := &countReader{r: f}
+	br := bufio.NewReader(cr)
+	var good int64
+	var zr *gzip.Reader
+	for {
+		if _, err := br.Peek(1); err != nil {
+			return good, nil // the end of the file
+		}
+		if zr == nil {
+			zr, err = gzip.NewReader(br)
+		} else {
+			err = zr.Reset(br)
+		}
+		if err != nil {
+			return good, nil
+		}
+		zr.Multistream(false)
+		rec, err := io.ReadAll(zr) // checks the member's CRC and length at its end
+		if err != nil || !wholeRecord(rec) {
+			return good, nil
+		}
+		good = cr.n - int64(br.Buffered())
+	}
+}
+
+// wholeRecord reports whether b is exactly one WARC record: a version line, header fields with a
+// Content-Length, that many bytes of block, and the two line ends that close it.
+func wholeRecord(b []byte) bool {
+	if !bytes.HasPrefix(b, []byte("WARC/1.")) {
+		return false
+	}
+	end := bytes.Index(b, []byte("\r\n\r\n"))
+	if end < 0 {
+		return false
+	}
+	length := int64(-1)
+	for _, l := range strings.Split(string(b[:end]), "\r\n")[1:] {
+		name, value, _ := strings.Cut(l, ":")
+		if strings.EqualFold(strings.TrimSpace(name), "Content-Length") {
+			n, err := strconv.ParseInt(strings.TrimSpace(value), 10, 64)
+			if err != nil {
+				return false
+			}
+			length = n
+		}
+	}
+	return length >= 0 && int64(len(b)) == int64(end)+4+length+4 && bytes.HasSuffix(b, []byte("\r\n\r\n"))
+}
+
+type countReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// syncDir makes dir's entries durable; as in package archive, a file system that refuses to sync a
+// directory is not an error.
+func syncDir(dir string) error {
+	if runtime.GOOS == "windows" {
+		return nil
+	}
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	err = d.Sync()
+	if cerr := d.Close(); err == nil {
+		err = cerr
+	}
+	if errors.Is(err, syscall.EINVAL) || errors.Is(err, errors.ErrUnsupported) {
+		return nil
+	}
+	return err
+}
