@@ -232,13 +232,22 @@ func (s *stage) sampleBatches(bySite map[string][]int, rows []store.Candidate, c
 		slices.SortFunc(list, func(a, b int) int {
 			return cmp.Compare(mix(s.run.ID, rows[a].URL), mix(s.run.ID, rows[b].URL))
 		})
-		for k, i := range list {
-			if k < n {
-				cands[i].Value = -1
-				sampled[rows[i].ID] = true
-			} else {
-				cands[i].Value = -2
-			}
+		n = min(n, len(list))
+		for _, i := range list[:n] {
+			cands[i].Value = -1
+			sampled[rows[i].ID] = true
+		}
+		// The rest wait for budget nothing else wants, the stalest first; each site's in (-3, -2], by
+		// its rank, so that the sites take turns rather than one site's pages all going first — and
+		// not the same pages every run, which an order by URL would give.
+		rest := list[n:]
+		slices.SortStableFunc(rest, func(a, b int) int {
+			la, _ := lastUsable(rows[a].Records)
+			lb, _ := lastUsable(rows[b].Records)
+			return cmp.Compare(la, lb)
+		})
+		for k, i := range rest {
+			cands[i].Value = -2 - float64(k)/float64(len(rest))
 		}
 	}
 }
