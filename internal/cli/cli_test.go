@@ -60,13 +60,6 @@ func hashFile(t *testing.T, path string) [32]byte {
 	return sha256.Sum256(b)
 }
 
-func TestVersion(t *testing.T) {
-	e := newEnv(t, "")
-	if out := e.mustRun("version"); !strings.HasPrefix(out, "strata "+cli.Version+" (schema ") {
-		t.Errorf("version printed %q", out)
-	}
-}
-
 func TestSeedLifecycle(t *testing.T) {
 	e := newEnv(t, "")
 	out := e.mustRun("seed", "add", "HTTPS://Example.ORG/a/../b", "https://other.example/")

@@ -367,12 +367,12 @@ func newDiffCmd(a *app) *cobra.Command {
 				fmt.Fprintf(a.stdout, "%s: the two versions have the same text\n", u)
 				return nil
 			}
-			return writeDiff(a.stdout, d, color == "always" || color == "auto" && isTerminal(a.stdout))
+			return writeDiff(a.stdout, d, colorOn(color, a.stdout))
 		},
 	}
 	cmd.Flags().StringVar(&from, "from", "", "the older version: a run id, a date or a time")
 	cmd.Flags().StringVar(&to, "to", "", "the newer version: a run id, a date or a time")
-	cmd.Flags().StringVar(&color, "color", "auto", "colour the diff: auto, always or never")
+	cmd.Flags().StringVar(&color, "color", "auto", "colour the diff: auto (on a terminal, unless NO_COLOR is set), always or never")
 	return cmd
 }
 
@@ -409,6 +409,19 @@ func withNewline(s string) string {
 var isTerminal = func(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	return ok && isatty.IsTerminal(f.Fd())
+}
+
+// colorOn decides whether output to w is coloured: --color always or never as asked; auto on a
+// terminal unless the NO_COLOR environment variable is set to anything but the empty string
+// (no-color.org), which a flag the user typed overrides.
+func colorOn(mode string, w io.Writer) bool {
+	switch mode {
+	case "always":
+		return true
+	case "never":
+		return false
+	}
+	return os.Getenv("NO_COLOR") == "" && isTerminal(w)
 }
 
 func writeDiff(w io.Writer, d string, color bool) error {
