@@ -3,8 +3,8 @@ package cli
 import (
 	"fmt"
 	"os"
-	"runtime"
 	"regexp"
+	"runtime"
 	"runtime/debug"
 	"strings"
 
