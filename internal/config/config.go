@@ -21,6 +21,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pelletier/go-toml/v2"
 	"github.com/spf13/pflag"
 	"github.com/spf13/viper"
 
@@ -487,6 +488,15 @@ func readFile(v *viper.Viper, file string) error {
 	}
 	// Editors on Windows start UTF-8 files with a byte-order mark, which TOML parsers refuse.
 	data = bytes.TrimPrefix(data, []byte("\uFEFF"))
+	// viper's error for a syntax error carries no position; go-toml's does, and viper reads the file
+	// with go-toml after this, so the file is parsed here first to report where it goes wrong.
+	var probe map[string]any
+	var de *toml.DecodeError
+	if err := toml.Unmarshal(data, &probe); errors.As(err, &de) {
+		row, col := de.Position()
+		return fmt.Errorf("%w: %s:%d:%d: not valid TOML: %s", ErrInvalid, file, row, col,
+			oneLine(strings.TrimPrefix(de.Error(), "toml: ")))
+	}
 	if err := v.ReadConfig(bytes.NewReader(data)); err != nil {
 		return fmt.Errorf("%w: %s: not valid TOML: %s", ErrInvalid, file, oneLine(err.Error()))
 	}
