@@ -108,6 +108,16 @@ func (a *app) openSession(ctx context.Context, create bool) (*session, error) {
 	return s, nil
 }
 
+// requireWork refuses a scheduled crawl of a database with nothing active in it — no seed, and no
+// URL strata fetch added — which would otherwise "succeed" every night having crawled nothing.
+func (s *session) requireWork(ctx context.Context) error {
+	seeds, urls, err := s.db.Active(ctx)
+	if err != nil || seeds > 0 || urls > 0 {
+		return err
+	}
+	return usagef("nothing to crawl: %s has no seeds (add one with strata seed add URL)", s.a.cfg.Database.Path)
+}
+
 func (s *session) Close() {
 	if s.db != nil {
 		s.db.Close()
@@ -121,6 +131,9 @@ func runCrawl(ctx context.Context, a *app, cron bool) error {
 		return err
 	}
 	defer s.Close()
+	if err := s.requireWork(ctx); err != nil {
+		return err
+	}
 	a.warnPlaceholder()
 	res, err := s.crawl(ctx, cron, nil)
 	if res == nil {

@@ -173,3 +173,14 @@ func (db *DB) RemoveSeed(ctx context.Context, url string) (int, error) {
 	})
 	return n, err
 }
+
+// Active counts the active seeds and the active URLs (seeds included): what a crawl can reach.
+func (db *DB) Active(ctx context.Context) (seeds, urls int, err error) {
+	err = db.sql.QueryRowContext(ctx, `SELECT
+		(SELECT count(*) FROM urls WHERE is_seed = 1 AND state = 'active'),
+		(SELECT count(*) FROM urls WHERE state = 'active')`).Scan(&seeds, &urls)
+	if err != nil {
+		return 0, 0, fmt.Errorf("count the active seeds and URLs: %w", err)
+	}
+	return seeds, urls, nil
+}
