@@ -413,8 +413,11 @@ func TestExampleFilters(t *testing.T) {
 	}
 	for i, block := range blocks {
 		f := writeFile(t, t.TempDir(), "example.toml", block+"\n")
-		if _, err := config.Load(config.Options{File: f, Getenv: noEnv}); err != nil {
+		cfg, err := config.Load(config.Options{File: f, Getenv: noEnv})
+		if err != nil {
 			t.Errorf("example %d does not load: %v\n%s", i+1, err, block)
+		} else if len(cfg.Warnings) > 0 {
+			t.Errorf("example %d loads with warnings: %q", i+1, cfg.Warnings)
 		}
 	}
 }
