@@ -19,7 +19,7 @@ func TestFromTable(t *testing.T) {
 		reason  map[string]string
 	}{
 		{"a pasted suggestion keeps the default", pasted, BaseDefault, true, map[string]bool{
-			"https://www.example.edu/news":         true,
+			"https://www.example.edu/news":          true,
 			"https://www.example.edu/calendar/2026": false,
 			"https://elsewhere.example/":            false, // the default's seed domains
 			"https://www.example.edu/logo.png":      false, // the default's extensions
