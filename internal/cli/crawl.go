@@ -18,6 +18,7 @@ import (
 	"github.com/strata-crawler/strata/archive"
 	"github.com/strata-crawler/strata/crawler"
 	"github.com/strata-crawler/strata/internal/crashpoint"
+	"github.com/strata-crawler/strata/internal/outcome"
 	"github.com/strata-crawler/strata/internal/runlock"
 	"github.com/strata-crawler/strata/internal/schedule"
 	"github.com/strata-crawler/strata/internal/store"
@@ -191,14 +192,23 @@ func (s *session) crawl(ctx context.Context, cron bool, only []int64) (*crawlRes
 	}
 	if st != nil {
 		st.Fill(&res.run)
+		// The outcomes are counted from the run's fetches, as every other report of the run counts
+		// them (package outcome): the stage's own tallies are for its progress.
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		counts, err := s.db.RunOutcomes(rctx, runID)
+		if err != nil {
+			a.log.Warn("the run's outcomes cannot be counted from its fetches; the crawl's own tallies stand in", "error", err)
+			counts = outcome.Counts{Fetched: st.Fetched, New: st.New, Changed: st.Changed, Unchanged: st.Unchanged,
+				NotModified: st.NotModified, NotFound: st.NotFound, Errors: st.Errors}
+		}
+		res.run.SetOutcomes(counts)
 		fetched, left, err := s.db.Reach(rctx, runID, only)
 		cancel()
 		if err != nil {
 			a.log.Warn("the run's summary cannot count the URLs it reached", "error", err)
 			fetched, left = -1, -1
 		}
-		fmt.Fprintln(a.stdout, summarize(runID, st, fetched, left))
+		fmt.Fprintln(a.stdout, summarize(runID, st, counts, fetched, left))
 	}
 	return res, cerr
 }
@@ -292,7 +302,7 @@ func distinctRunStart(ctx context.Context, db *store.DB) (time.Time, error) {
 // events — a URL fetched again after a Retry-After, or made due again by a redirect loop, counts
 // each time, and subtrees the selective rule re-enters are not added to Due — so "crawled Done of
 // Due" could say 482 of 372, or 10 of 17 where 10 URLs exist.
-func summarize(runID int64, st *crawler.Stats, fetched, left int) string {
+func summarize(runID int64, st *crawler.Stats, c outcome.Counts, fetched, left int) string {
 	var b strings.Builder
 	took := st.Elapsed.Round(time.Second)
 	if fetched < 0 {
@@ -303,12 +313,12 @@ func summarize(runID int64, st *crawler.Stats, fetched, left int) string {
 		fmt.Fprintf(&b, "run %d: crawled %d of %d due URLs on %s in %v", runID, reached, reached+left, plural(st.Domains, "domain"), took)
 	}
 	fmt.Fprintf(&b, " — %d fetched (%d changed, %d unchanged, %d not modified, %d new), %d blocked by robots.txt, %d errors",
-		st.Fetched, st.Changed, st.Unchanged, st.NotModified, st.New, st.Blocked, st.Errors)
+		c.Fetched, c.Changed, c.Unchanged, c.NotModified, c.New, st.Blocked, c.Errors)
 	if st.Filtered > 0 {
 		fmt.Fprintf(&b, ", %d rejected by the URL filter", st.Filtered)
 	}
-	if st.NotFound > 0 || st.Gone > 0 {
-		fmt.Fprintf(&b, ", %d not found (404 or 410), %s marked gone", st.NotFound, plural(st.Gone, "page"))
+	if c.NotFound > 0 || st.Gone > 0 {
+		fmt.Fprintf(&b, ", %d not found (404 or 410), %s marked gone", c.NotFound, plural(st.Gone, "page"))
 	}
 	fmt.Fprintf(&b, "; %d not due (fr), %d skipped with their unchanged hub", st.SkippedFr, st.SkippedSelective)
 	if st.Forced > 0 {

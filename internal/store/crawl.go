@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/strata-crawler/strata/internal/outcome"
 )
 
 // Countdown starts a run the paper's way: every active URL with fr > 0 moves one run closer to being
@@ -646,32 +648,44 @@ func (db *DB) Enqueue(ctx context.Context, u NewURL, runStart time.Time) (id int
 }
 
 // CloseStaleRuns marks runs left 'running' by a process that died as 'interrupted', filling in the
-// counts that can be rebuilt from their fetches, and returns them. The caller holds the run lock, so
-// no run is live.
+// counts that can be rebuilt from their fetches (the outcomes, as RunOutcomes counts them for a run
+// that ends), and returns them. The caller holds the run lock, so no run is live.
 func (db *DB) CloseStaleRuns(ctx context.Context) ([]Run, error) {
 	rows, err := db.sql.QueryContext(ctx, `UPDATE runs SET status = 'interrupted',
 		ended_at = coalesce((SELECT max(fetched_at) FROM fetches WHERE run_id = runs.id), started_at),
-		fetched = (SELECT count(*) FROM fetches WHERE run_id = runs.id AND status > 0),
-		changed = (SELECT count(*) FROM fetches WHERE run_id = runs.id AND changed),
-		not_modified = (SELECT count(*) FROM fetches WHERE run_id = runs.id AND not_modified),
-		errors = (SELECT count(*) FROM fetches WHERE run_id = runs.id AND error IS NOT NULL),
-		not_found = (SELECT count(*) FROM fetches WHERE run_id = runs.id AND status IN (404, 410)),
 		gone = (SELECT count(*) FROM fetches f JOIN urls u ON u.id = f.url_id WHERE f.run_id = runs.id
 			AND f.status IN (404, 410) AND u.state = 'gone' AND f.id = (SELECT max(g.id) FROM fetches g WHERE g.url_id = f.url_id))
 		WHERE status = 'running' RETURNING `+runColumns)
 	if err != nil {
 		return nil, fmt.Errorf("close stale runs: %w", err)
 	}
-	defer rows.Close()
 	var out []Run
 	for rows.Next() {
 		r, err := scanRun(rows)
 		if err != nil {
+			rows.Close()
 			return nil, fmt.Errorf("close stale runs: %w", err)
 		}
 		out = append(out, r)
 	}
-	return out, rows.Err()
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("close stale runs: %w", err)
+	}
+	for i := range out {
+		r := &out[i]
+		c, err := db.RunOutcomes(ctx, r.ID)
+		if err != nil {
+			return nil, err
+		}
+		r.SetOutcomes(c)
+		if _, err := db.sql.ExecContext(ctx, `UPDATE runs SET fetched = ?, new = ?, changed = ?, unchanged = ?,
+			not_modified = ?, errors = ?, not_found = ? WHERE id = ?`,
+			r.Fetched, r.New, r.Changed, r.Unchanged, r.NotModified, r.Errors, r.NotFound, r.ID); err != nil {
+			return nil, fmt.Errorf("close stale run %d: %w", r.ID, err)
+		}
+	}
+	return out, nil
 }
 
 // HasArchivePath reports whether a fetch records the version at rel.
@@ -690,14 +704,13 @@ func (db *DB) HasArchivePath(ctx context.Context, rel string) (bool, error) {
 // ManifestEntry is one page crawled in a run, for the run's manifest.
 type ManifestEntry struct {
 	URL     string
-	Outcome string // new, changed, unchanged, not_modified, redirect, error, http_<status>
+	Outcome string // the fetch's outcome.Kind (new, changed, unchanged, not_modified, not_found, redirect, error), or http_<status> for another status
 	Current string // archive path of the page's current version, "" if none
 }
 
 // RunManifest lists the pages crawled in a run, in the order they were crawled.
 func (db *DB) RunManifest(ctx context.Context, runID int64) ([]ManifestEntry, error) {
-	rows, err := db.sql.QueryContext(ctx, `SELECT u.url, f.status, f.changed, f.not_modified, f.error IS NOT NULL,
-		f.archive_path IS NOT NULL,
+	rows, err := db.sql.QueryContext(ctx, `SELECT u.url, `+factsOf("f")+`,
 		(SELECT g.archive_path FROM fetches g WHERE g.url_id = f.url_id AND g.archive_path IS NOT NULL AND g.id <= f.id
 		 ORDER BY g.id DESC LIMIT 1)
 		FROM fetches f JOIN urls u ON u.id = f.url_id WHERE f.run_id = ? ORDER BY f.id`, runID)
@@ -708,28 +721,15 @@ func (db *DB) RunManifest(ctx context.Context, runID int64) ([]ManifestEntry, er
 	var out []ManifestEntry
 	for rows.Next() {
 		var e ManifestEntry
-		var status int
-		var changed, notModified, failed, stored bool
+		var f outcome.Fetch
 		var current sql.NullString
-		if err := rows.Scan(&e.URL, &status, &changed, &notModified, &failed, &stored, &current); err != nil {
+		if err := rows.Scan(append(append([]any{&e.URL}, factDests(&f)...), &current)...); err != nil {
 			return nil, fmt.Errorf("manifest of run %d: %w", runID, err)
 		}
 		e.Current = current.String
-		switch {
-		case stored && changed:
-			e.Outcome = "changed"
-		case stored:
-			e.Outcome = "new"
-		case notModified:
-			e.Outcome = "not_modified"
-		case status >= 300 && status < 400:
-			e.Outcome = "redirect"
-		case status == 0 || status >= 500 || failed && status == 200:
-			e.Outcome = "error"
-		case status == 200:
-			e.Outcome = "unchanged"
-		default:
-			e.Outcome = fmt.Sprintf("http_%d", status)
+		e.Outcome = string(outcome.Of(f))
+		if outcome.Of(f) == outcome.Other {
+			e.Outcome = fmt.Sprintf("http_%d", f.Status)
 		}
 		out = append(out, e)
 	}
