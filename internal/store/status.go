@@ -12,10 +12,10 @@ var States = []string{"active", "gone", "blocked", "filtered", "removed"}
 
 // Run is one row of the runs table.
 type Run struct {
-	ID                           int64
-	StartedAt, EndedAt           time.Time // EndedAt is zero while the run is going on
-	StartOffset                  time.Duration
-	Status                       string
+	ID                 int64
+	StartedAt, EndedAt time.Time // EndedAt is zero while the run is going on
+	StartOffset        time.Duration
+	Status             string
 	// The counts of the run's fetches by outcome (package outcome): Fetched got a response; New
 	// stored a page's first version, Changed a changed one; Unchanged (new bytes with the same words
 	// included) and NotModified found no change; Errors got no usable answer.
