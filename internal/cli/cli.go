@@ -62,6 +62,7 @@ func ExitCode(err error) int {
 // app is what one invocation's commands share.
 type app struct {
 	stdout, stderr io.Writer
+	errOut         *stderrLines // standard error for the log, shared with a progress bar
 	configFile     string
 	cpuProfile     string       // --cpuprofile: where to write a CPU profile of the command
 	stopProfile    func() error // ends the profile; nil when none runs
@@ -74,7 +75,7 @@ type app struct {
 // Run executes the command line args (without the program name). Errors are returned, not printed:
 // main prints them as one line and exits with ExitCode(err).
 func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	a := &app{stdout: stdout, stderr: stderr}
+	a := &app{stdout: stdout, stderr: stderr, errOut: &stderrLines{w: stderr}}
 	root := newRootCmd(a)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
@@ -166,7 +167,7 @@ func (a *app) setup() error {
 		return err
 	}
 	a.cfg = cfg
-	a.log = newLogger(a.stderr, cfg)
+	a.log = newLogger(a.errOut, cfg)
 	if a.unrouteLog != nil {
 		a.unrouteLog()
 	}

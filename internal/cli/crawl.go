@@ -8,11 +8,8 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"strings"
-	"sync"
 	"time"
 
-	"github.com/mattn/go-isatty"
-	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 
 	"github.com/strata-crawler/strata/archive"
@@ -181,7 +178,7 @@ func (s *session) crawl(ctx context.Context, cron bool, only []int64) (*crawlRes
 		return nil, err
 	}
 	st, cerr := c.Crawl(ctx, crawler.Run{ID: runID, Start: start, Only: only})
-	progress.finish()
+	progress.finish(st)
 	res := &crawlResult{run: store.Run{ID: runID, StartedAt: start, StartOffset: offset, Status: "completed"},
 		start: start, stats: st, c: c}
 	switch {
@@ -382,53 +379,4 @@ func humanBytes(n int64) string {
 		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
 	}
 	return fmt.Sprintf("%d B", n)
-}
-
-// progress shows a live bar on a terminal and a log line a minute otherwise (cron).
-type progress struct {
-	a       *app
-	mu      sync.Mutex
-	bar     *progressbar.ProgressBar
-	lastLog time.Time
-}
-
-func newProgress(a *app) *progress {
-	p := &progress{a: a, lastLog: time.Now()}
-	if f, ok := a.stderr.(*os.File); ok && isatty.IsTerminal(f.Fd()) {
-		p.bar = progressbar.NewOptions(-1,
-			progressbar.OptionSetWriter(a.stderr),
-			progressbar.OptionSetDescription("crawling"),
-			progressbar.OptionShowCount(),
-			progressbar.OptionSetPredictTime(true),
-			progressbar.OptionShowElapsedTimeOnFinish(),
-			progressbar.OptionThrottle(200*time.Millisecond),
-			progressbar.OptionClearOnFinish(),
-		)
-	}
-	return p
-}
-
-func (p *progress) update(st crawler.Stats) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.bar != nil {
-		if p.bar.GetMax() != st.Due {
-			p.bar.ChangeMax(st.Due)
-		}
-		p.bar.Describe(fmt.Sprintf("crawling · %s active · %s", plural(st.Active, "domain"), plural(st.Errors, "error")))
-		p.bar.Set(st.Done)
-		return
-	}
-	if time.Since(p.lastLog) >= time.Minute {
-		p.lastLog = time.Now()
-		p.a.log.Info("crawl progress", "done", st.Done, "due", st.Due, "active_domains", st.Active,
-			"errors", st.Errors, "changed", st.Changed)
-	}
-}
-
-func (p *progress) finish() {
-	if p.bar != nil {
-		p.bar.Finish()
-		fmt.Fprintln(p.a.stderr)
-	}
 }
