@@ -24,22 +24,33 @@ func newSeedCmd(a *app) *cobra.Command {
 func newSeedAddCmd(a *app) *cobra.Command {
 	var file string
 	var priority float64
+	var snapshot bool
 	cmd := &cobra.Command{
-		Use:   "add URL... [--level N] [--fr-max N] [--priority P] [--file FILE]",
+		Use:   "add URL... [--level N] [--fr-max N] [--priority P] [--snapshot] [--file FILE]",
 		Short: "Add seed URLs; they are crawled on the next run",
 		Long: `Add seed URLs. Each is normalised and crawled on the next run; its internal links are
 followed --level levels down. A URL that is already a seed is left unchanged (a notice, not an
 error), except that --priority, when given, is updated. If any URL is invalid, nothing is added.
 
 --priority weighs the seed's pages (default 1): with optimizer.objective = "weighted" the optimal
-policy gives them more of the budget, and a run short of budget or time takes them sooner.`,
+policy gives them more of the budget, and a run short of budget or time takes them sooner.
+
+--snapshot fetches every page below the seed in every run, whatever its revisit interval and the
+selective rule say, for a site you need completely: no intermediate version is lost. It costs a
+request per page per run, each as polite as any other; under optimizer.budget the pages still
+compete for the budget, first among the known pages. --snapshot=false turns it off again.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if cmd.Flags().Changed("priority") && !(priority > 0 && priority <= 1e6) {
 				return usagef("seed add: --priority %v: must be a number above 0 and at most 1000000", priority)
 			}
-			return runSeedAdd(cmd, a, args, file, priority)
+			var snap *bool
+			if cmd.Flags().Changed("snapshot") {
+				snap = &snapshot
+			}
+			return runSeedAdd(cmd, a, args, file, priority, snap)
 		},
 	}
+	cmd.Flags().BoolVar(&snapshot, "snapshot", false, "fetch every page below the seeds in every run (--snapshot=false: as their intervals say)")
 	cmd.Flags().Float64Var(&priority, "priority", 0, "weight of the seed's pages (default 1; see optimizer.objective)")
 	cmd.Flags().StringVar(&file, "file", "", "read URLs from FILE, one per line ('#' comments; '-' for standard input)")
 	a.bindInt(cmd.Flags(), "seed.level", "level", "link levels to follow below the seeds (default seed.level)")
@@ -52,7 +63,7 @@ type seedArg struct {
 	raw, where string
 }
 
-func runSeedAdd(cmd *cobra.Command, a *app, args []string, file string, priority float64) error {
+func runSeedAdd(cmd *cobra.Command, a *app, args []string, file string, priority float64, snapshot *bool) error {
 	in, err := urlArgs(cmd, "seed add", args, file)
 	if err != nil {
 		return err
@@ -74,7 +85,7 @@ func runSeedAdd(cmd *cobra.Command, a *app, args []string, file string, priority
 		}
 		seen[norm] = true
 		seeds = append(seeds, store.NewSeed{URL: norm, Host: u.Host, Level: a.cfg.Seed.Level, FrMax: a.cfg.Seed.FrMax,
-			Priority: priority})
+			Priority: priority, Snapshot: snapshot})
 	}
 	db, err := a.openStore(cmd.Context())
 	if err != nil {
@@ -87,11 +98,19 @@ func runSeedAdd(cmd *cobra.Command, a *app, args []string, file string, priority
 	}
 	added := 0
 	for i, o := range outcomes {
+		snap := ""
+		if snapshot != nil && *snapshot {
+			snap = ", a snapshot every run"
+		}
 		switch o {
 		case store.SeedAdded:
 			added++
-			fmt.Fprintf(a.stdout, "added %s (level %d, fr_max %d)\n", seeds[i].URL, seeds[i].Level, seeds[i].FrMax)
+			fmt.Fprintf(a.stdout, "added %s (level %d, fr_max %d%s)\n", seeds[i].URL, seeds[i].Level, seeds[i].FrMax, snap)
 		case store.SeedExists:
+			if snapshot != nil {
+				fmt.Fprintf(a.stdout, "%s: a snapshot every run %s\n", seeds[i].URL, map[bool]string{true: "on", false: "off"}[*snapshot])
+				continue
+			}
 			fmt.Fprintf(a.stderr, "notice: %s is already a seed; unchanged\n", seeds[i].URL)
 		default:
 			added++
@@ -178,9 +197,13 @@ func newSeedListCmd(a *app) *cobra.Command {
 				return nil
 			}
 			tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
-			fmt.Fprintln(tw, "URL\tLEVEL\tFR\tFR_MAX\tSTATE\tPAGES\tLAST CRAWLED")
+			fmt.Fprintln(tw, "URL\tLEVEL\tFR\tFR_MAX\tSTATE\tPAGES\tSNAPSHOT\tLAST CRAWLED")
 			for _, s := range seeds {
-				fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\t%d\t%s\n", s.URL, s.Level, s.Fr, s.FrMax, s.State, s.Pages, fmtTime(s.LastCrawled))
+				snap := "-"
+				if s.Snapshot {
+					snap = "every run"
+				}
+				fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\t%d\t%s\t%s\n", s.URL, s.Level, s.Fr, s.FrMax, s.State, s.Pages, snap, fmtTime(s.LastCrawled))
 			}
 			return tw.Flush()
 		},
@@ -196,13 +219,14 @@ type seedJSON struct {
 	FrMax       int    `json:"fr_max"`
 	State       string `json:"state"`
 	Pages       int    `json:"pages"`
+	Snapshot    bool   `json:"snapshot"` // every page below it is fetched every run
 	LastCrawled string `json:"last_crawled,omitempty"`
 }
 
 func seedsJSON(seeds []store.SeedInfo) []seedJSON {
 	out := make([]seedJSON, 0, len(seeds))
 	for _, s := range seeds {
-		j := seedJSON{URL: s.URL, Level: s.Level, Fr: s.Fr, FrMax: s.FrMax, State: s.State, Pages: s.Pages}
+		j := seedJSON{URL: s.URL, Level: s.Level, Fr: s.Fr, FrMax: s.FrMax, State: s.State, Pages: s.Pages, Snapshot: s.Snapshot}
 		if !s.LastCrawled.IsZero() {
 			j.LastCrawled = s.LastCrawled.UTC().Format("2006-01-02T15:04:05Z")
 		}

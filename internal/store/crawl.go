@@ -36,6 +36,9 @@ func (db *DB) Countdown(ctx context.Context) (due, waiting int, err error) {
 			tick, tick); err != nil {
 			return err
 		}
+		if _, err := tx.ExecContext(ctx, `UPDATE urls SET due_tick = ?1 WHERE `+snapshotDue+` AND due_tick > ?1`, tick); err != nil {
+			return err
+		}
 		if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO due (host, prio, level, id)
 			SELECT host, prio, level, id FROM urls WHERE state = 'active' AND due_tick > 0 AND due_tick > ?1 AND due_tick <= ?2`, min(filled, tick-1), tick); err != nil {
 			return err
@@ -322,6 +325,8 @@ type Candidate struct {
 	// or feed gave, the site's clock at our last fetch, and our last fetch.
 	HintLastMod         string
 	SiteDate, LastFetch time.Time
+	// Snapshot says its seed asks for every page every run (strata seed add --snapshot).
+	Snapshot bool
 }
 
 // NextCandidates calls fn for at most n known, active URLs that are not due yet — those whose turn
@@ -342,7 +347,7 @@ func (db *DB) NextCandidates(ctx context.Context, runStart time.Time, n int, fn 
 // rule — in id order.
 func (db *DB) DueCandidates(ctx context.Context, run int64, fn func(Candidate) error) error {
 	rows, err := db.sql.QueryContext(ctx, `SELECT urls.id, url, urls.host, urls.level, date IS NULL, fr_max, coalesce(change_rate, -1),
-		weight, recent, hint_lastmod, site_date, date
+		weight, recent, hint_lastmod, site_date, date, root_id IN `+snapshotRoots+`
 		FROM due d CROSS JOIN urls ON urls.id = d.id WHERE skipped_run IS NULL OR skipped_run <> ? ORDER BY urls.id`, run)
 	if err != nil {
 		return fmt.Errorf("due candidates: %w", err)
@@ -357,7 +362,7 @@ func scanCandidates(rows *sql.Rows, fn func(Candidate) error) error {
 		var c Candidate
 		var blob []byte
 		var hint, siteDate, date sql.NullString
-		if err := rows.Scan(&c.ID, &c.URL, &c.Host, &c.Level, &c.New, &c.FrMax, &c.Rate, &c.Weight, &blob, &hint, &siteDate, &date); err != nil {
+		if err := rows.Scan(&c.ID, &c.URL, &c.Host, &c.Level, &c.New, &c.FrMax, &c.Rate, &c.Weight, &blob, &hint, &siteDate, &date, &c.Snapshot); err != nil {
 			return fmt.Errorf("due candidates: %w", err)
 		}
 		recs, err := decodeRecent(blob)
@@ -797,6 +802,8 @@ type URLInfo struct {
 	HintLastMod string
 	HintSource  string
 	Origin      string // scheme://host[:port]
+	// Snapshot says the page's seed asks for every page every run (strata seed add --snapshot).
+	Snapshot bool
 }
 
 // URLInfo returns the row of url (normalised), or an error wrapping ErrNotFound.
@@ -807,11 +814,12 @@ func (db *DB) URLInfo(ctx context.Context, url string) (*URLInfo, error) {
 	var parentID, skippedRun sql.NullInt64
 	err := db.sql.QueryRowContext(ctx, `SELECT u.id, u.url, u.state, u.level, `+frOf("u.due_tick")+`, u.fr_max, u.threshold, u.is_seed, u.date,
 		u.skips, u.skipped_run, s.url, u.parent_id, p.url, coalesce(u.change_rate, -1), u.rate_bucket,
-		u.release_days, u.weight, u.priority, u.site_date, u.hint_lastmod, coalesce(u.hint_source, '')
+		u.release_days, u.weight, u.priority, u.site_date, u.hint_lastmod, coalesce(u.hint_source, ''),
+		u.root_id IN `+snapshotRoots+`
 		FROM urls u LEFT JOIN urls p ON p.id = u.parent_id LEFT JOIN urls s ON s.id = u.skipped_by WHERE u.url = ?`, url).
 		Scan(&in.ID, &in.URL, &in.State, &in.Level, &in.Fr, &in.FrMax, &in.Threshold, &in.IsSeed, &date, &in.Skips,
 			&skippedRun, &skipper, &parentID, &parent, &in.ChangeRate, &in.RateBucket,
-			&in.ReleaseDays, &in.Weight, &in.Priority, &siteDate, &hint, &in.HintSource)
+			&in.ReleaseDays, &in.Weight, &in.Priority, &siteDate, &hint, &in.HintSource, &in.Snapshot)
 	in.ParentID, in.ParentURL = parentID.Int64, parent.String
 	in.SkippedRun, in.SkippedBy = skippedRun.Int64, skipper.String
 	if errors.Is(err, sql.ErrNoRows) {

@@ -3,7 +3,7 @@ package store
 import "strings"
 
 // MigrationVersion returns the schema version of the migration whose file name ends in suffix
-// ("_outcomes.sql"), so that tests need not hard-code numbers the integrator renumbers; 0 if none.
+// ("_outcomes_snapshot.sql"), so that tests need not hard-code numbers the integrator renumbers; 0 if none.
 func MigrationVersion(suffix string) int {
 	ms, err := loadMigrations()
 	if err != nil {

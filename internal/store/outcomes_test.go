@@ -14,9 +14,9 @@ import (
 func TestOutcomesMigration(t *testing.T) {
 	ctx := t.Context()
 	path := filepath.Join(t.TempDir(), "strata.db")
-	v := store.MigrationVersion("_outcomes.sql")
+	v := store.MigrationVersion("_outcomes_snapshot.sql")
 	if v == 0 {
-		t.Fatal("no _outcomes.sql migration")
+		t.Fatal("no _outcomes_snapshot.sql migration")
 	}
 	mustOpen(t, path, store.Options{MaxVersion: v - 1}).Close()
 	raw := rawDB(t, path)

@@ -82,10 +82,11 @@ func (db *DB) Status(ctx context.Context, recent int) (*Status, error) {
 		return nil, fmt.Errorf("status: %w", err)
 	}
 	// The next run first decrements every fr > 0, so pages with fr <= 1 are due then, and so is
-	// every page whose last answer was 404 (see Countdown).
+	// every page whose last answer was 404 or whose seed asks for a snapshot (see Countdown).
 	err = db.sql.QueryRowContext(ctx, `SELECT
 		(SELECT count(*) FROM urls WHERE state = 'active' AND due_tick <= `+tickNow+` + 1) +
-		(SELECT count(*) FROM urls WHERE state = 'active' AND last_status = 404 AND due_tick > `+tickNow+` + 1),
+		(SELECT count(*) FROM urls WHERE state = 'active' AND due_tick > `+tickNow+` + 1
+			AND (last_status IS 404 OR `+snapshotDue+`)),
 		(SELECT count(DISTINCT host) FROM urls WHERE state = 'active'),
 		(SELECT count(*) FROM urls WHERE is_seed = 1),
 		(SELECT count(*) FROM fetches WHERE run_id = (SELECT max(id) FROM runs))`).

@@ -35,3 +35,11 @@ UPDATE runs SET fetched = counts.fetched, new = counts.new, changed = counts.cha
     unchanged = counts.unchanged, not_modified = counts.not_modified, errors = counts.errors,
     not_found = counts.not_found
 FROM counts WHERE counts.run = runs.id;
+
+-- Snapshot seeds (issue 21): a seed with snapshot = 1 has every active page of its tree (root_id =
+-- the seed) fetched in every run, whatever its fr and the selective rule say: each countdown makes
+-- them due, as it does pages that answered 404, unless their host is being backed off as
+-- unreachable (politeness.unreachable > 0). Set with strata seed add --snapshot; 0 on every other
+-- row. The seeds are few and urls_seed finds them, so a countdown without snapshot seeds costs
+-- nothing more.
+ALTER TABLE urls ADD COLUMN snapshot INTEGER NOT NULL DEFAULT 0 CHECK (snapshot IN (0, 1));
