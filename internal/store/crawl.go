@@ -334,7 +334,7 @@ type Candidate struct {
 // forward when it has budget left and nothing due.
 func (db *DB) NextCandidates(ctx context.Context, runStart time.Time, n int, fn func(Candidate) error) error {
 	rows, err := db.sql.QueryContext(ctx, `SELECT urls.id, url, urls.host, urls.level, date IS NULL, fr_max, coalesce(change_rate, -1),
-		weight, recent, hint_lastmod, site_date, date
+		weight, recent, hint_lastmod, site_date, date, root_id IN `+snapshotRoots+`
 		FROM urls WHERE state = 'active' AND due_tick > 0 AND due_tick > `+tickNow+` AND date IS NOT NULL AND date < ?
 		ORDER BY due_tick, id LIMIT ?`, formatTime(runStart), n)
 	if err != nil {
@@ -355,7 +355,7 @@ func (db *DB) DueCandidates(ctx context.Context, run int64, fn func(Candidate) e
 	return scanCandidates(rows, fn)
 }
 
-// scanCandidates reads the rows of DueCandidates' query.
+// scanCandidates reads the rows of DueCandidates' and NextCandidates' queries.
 func scanCandidates(rows *sql.Rows, fn func(Candidate) error) error {
 	defer rows.Close()
 	for rows.Next() {
