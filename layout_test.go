@@ -1,6 +1,9 @@
 package main
 
 import (
+	"go/ast"
+	"go/build"
+	"go/importer"
 	"go/parser"
 	"go/token"
 	"io/fs"
@@ -91,5 +94,68 @@ func TestImportRules(t *testing.T) {
 	}
 	if _, err := os.Stat("crawler"); err != nil {
 		t.Fatal("run from the module root")
+	}
+}
+
+// TestSyscallsExistOnEveryTarget keeps the Windows and macOS builds (and go vet of their tests,
+// which CI runs) from breaking on a Unix-only syscall: every syscall.Name used in a file that
+// builds for windows/amd64 or darwin/arm64 — its build constraints and file name decide — must
+// exist in that platform's syscall package. getrusage, rlimits and Stat_t belong behind a unix
+// build constraint with a portable fallback.
+func TestSyscallsExistOnEveryTarget(t *testing.T) {
+	for _, target := range []struct{ goos, goarch string }{{"windows", "amd64"}, {"darwin", "arm64"}} {
+		ctxt := build.Default
+		ctxt.GOOS, ctxt.GOARCH, ctxt.CgoEnabled = target.goos, target.goarch, false
+		// The source importer reads the standard library with build.Default's platform.
+		saved := build.Default
+		build.Default = ctxt
+		sys, err := importer.ForCompiler(token.NewFileSet(), "source", nil).Import("syscall")
+		build.Default = saved
+		if err != nil {
+			t.Fatalf("syscall for %s: %v", target.goos, err)
+		}
+		err = filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if d.IsDir() && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata") && path != "." {
+				return filepath.SkipDir
+			}
+			if d.IsDir() || !strings.HasSuffix(path, ".go") {
+				return nil
+			}
+			if ok, err := ctxt.MatchFile(filepath.Dir(path), d.Name()); err != nil || !ok {
+				return err
+			}
+			f, err := parser.ParseFile(token.NewFileSet(), path, nil, 0)
+			if err != nil {
+				return err
+			}
+			name := ""
+			for _, imp := range f.Imports {
+				if imp.Path.Value == `"syscall"` {
+					name = "syscall"
+					if imp.Name != nil {
+						name = imp.Name.Name
+					}
+				}
+			}
+			if name == "" {
+				return nil
+			}
+			ast.Inspect(f, func(n ast.Node) bool {
+				if sel, ok := n.(*ast.SelectorExpr); ok {
+					if id, ok := sel.X.(*ast.Ident); ok && id.Name == name && sys.Scope().Lookup(sel.Sel.Name) == nil {
+						t.Errorf("%s uses syscall.%s, which %s/%s does not have: put it behind a build constraint",
+							path, sel.Sel.Name, target.goos, target.goarch)
+					}
+				}
+				return true
+			})
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
 	}
 }

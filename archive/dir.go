@@ -169,7 +169,7 @@ func (d *Dir) readFile(rel, name string) (string, error) {
 // ManifestEntry is one line of a run's manifest.jsonl.
 type ManifestEntry struct {
 	URL     string `json:"url"`
-	Outcome string `json:"outcome"`        // new, changed, unchanged, not_modified, redirect, error, …
+	Outcome string `json:"outcome"`        // internal/outcome's kind: new, changed, unchanged, not_modified, not_found, redirect, error; http_<status> for another status
 	Path    string `json:"path,omitempty"` // the page's current version, relative to the root
 }
 

@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -114,7 +113,7 @@ func TestManifestAndSnapshot(t *testing.T) {
 	}
 	a, _ := os.Stat(filepath.Join(d.Root(), rel, "page.txt"))
 	b, _ := os.Stat(filepath.Join(d.Root(), link, "page.txt"))
-	if a.Sys().(*syscall.Stat_t).Ino != b.Sys().(*syscall.Stat_t).Ino {
+	if !os.SameFile(a, b) {
 		t.Error("snapshot is not a hard link")
 	}
 	if err := d.WriteManifest(next, []archive.ManifestEntry{{URL: "https://a.example/x", Outcome: "unchanged", Path: rel}}); err != nil {

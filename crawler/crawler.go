@@ -332,9 +332,11 @@ type Stats struct {
 	ExpectedChanges            float64
 }
 
-// Fill copies the stage's counts into the run's record.
+// Fill copies the stage's counts into the run's record. Its outcome counts are the stage's own
+// tallies; strata crawl and run replace them with the run's fetches counted by package outcome's
+// definition (store.DB.RunOutcomes), as every report of the run counts them.
 func (st *Stats) Fill(r *store.Run) {
-	r.Fetched, r.Changed, r.Unchanged, r.NotModified = st.Fetched, st.Changed, st.Unchanged+st.New, st.NotModified
+	r.Fetched, r.New, r.Changed, r.Unchanged, r.NotModified = st.Fetched, st.New, st.Changed, st.Unchanged, st.NotModified
 	r.Errors, r.Blocked, r.NewURLs, r.Bytes, r.CrawlTime = st.Errors, st.Blocked, st.NewURLs, st.Bytes, st.Elapsed
 	r.NotFound, r.Gone = st.NotFound, st.Gone
 	r.SkippedFr, r.SkippedSelective = st.SkippedFr, st.SkippedSelective

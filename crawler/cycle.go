@@ -162,6 +162,8 @@ type Cycle struct {
 	links   LinksConfig
 	log     *slog.Logger
 	close   func()
+	docs    DocFetcher // sitemaps through the polite client, for Sitemap
+	allowed *hostSet   // hosts the client may reach on a private address: the seeds', and a named sitemap's
 }
 
 // Open wires a cycle: a politeness gate inside a guarded fetch client, robots.txt and provider hints
@@ -175,9 +177,9 @@ func Open(ctx context.Context, db *store.DB, arch *archive.Dir, s Setup) (*Cycle
 	if err != nil {
 		return nil, err
 	}
-	seeded := map[string]bool{}
+	seeded := &hostSet{}
 	for _, h := range seeds {
-		seeded[(&url.URL{Host: h}).Hostname()] = true
+		seeded.add((&url.URL{Host: h}).Hostname())
 	}
 	n := s.Net
 	var client *fetch.Client
@@ -200,7 +202,7 @@ func Open(ctx context.Context, db *store.DB, arch *archive.Dir, s Setup) (*Cycle
 		PageTimeout:  n.PageTimeout,
 		MaxBytes:     n.MaxBytes,
 		MaxRedirects: -1, // each hop is a request of its own, scheduled politely by the crawler
-		AllowPrivate: func(host string) bool { return n.AllowPrivate || seeded[host] },
+		AllowPrivate: func(host string) bool { return n.AllowPrivate || seeded.has(host) },
 		Wrap:         wrap,
 	})
 	httpClient := client.HTTPClient()
@@ -225,7 +227,8 @@ func Open(ctx context.Context, db *store.DB, arch *archive.Dir, s Setup) (*Cycle
 	c := New(db, client, func(ctx context.Context, origin *url.URL) robots.Result {
 		return robots.Fetch(ctx, httpClient, origin, n.UserAgent)
 	}, gate, cfg)
-	return &Cycle{db: db, arch: arch, crawler: c, policy: s.Policy, links: s.Links, log: c.cfg.Log, close: client.Close}, nil
+	return &Cycle{db: db, arch: arch, crawler: c, policy: s.Policy, links: s.Links, log: c.cfg.Log, close: client.Close,
+		docs: docFetcher(httpClient, n.UserAgent), allowed: seeded}, nil
 }
 
 // Close releases the cycle's idle connections.

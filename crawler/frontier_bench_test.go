@@ -18,7 +18,6 @@ import (
 	"runtime"
 	"runtime/pprof"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -79,8 +78,7 @@ func BenchmarkLoadFrontier(b *testing.B) {
 		if backstop.Load() {
 			b.Errorf("the crawl did not stop at its MaxDuration (%v); the servers were closed after %v", frontierDuration, wall.Round(time.Second))
 		}
-		var ru syscall.Rusage
-		syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+		_, _, maxRSS := selfUsage()
 		st, err := db.Status(b.Context(), 1)
 		if err != nil {
 			b.Fatal(err)
@@ -98,10 +96,10 @@ func BenchmarkLoadFrontier(b *testing.B) {
 		}
 		b.ReportMetric(float64(urls), "URLs")
 		b.ReportMetric(float64(res.pages), "pages")
-		b.ReportMetric(float64(ru.Maxrss)/1024, "peak-RSS-MB")
+		b.ReportMetric(float64(maxRSS)/(1<<20), "peak-RSS-MB")
 		b.ReportMetric(float64(ms.HeapInuse)/(1<<20), "heap-inuse-MB")
 		b.Logf("%d URLs in the table; %d pages and %d robots.txt served in %v; peak RSS %d MB (servers included); at the time limit, after a GC: Go heap in use %d MB, stacks %d MB, runtime total %d MB",
-			urls, served.Pages, served.Robots, wall.Round(time.Second), ru.Maxrss/1024, ms.HeapInuse>>20, ms.StackInuse>>20, ms.Sys>>20)
+			urls, served.Pages, served.Robots, wall.Round(time.Second), maxRSS>>20, ms.HeapInuse>>20, ms.StackInuse>>20, ms.Sys>>20)
 	}
 }
 

@@ -193,7 +193,7 @@ func (s *stage) applyHints(ctx context.Context, d *domain, q *hintQueue, source 
 		case newer && k.Fr > 0 && q.trust.Act(true):
 			dueNow = append(dueNow, k.ID)
 			s.sched.addHost(k.Host)
-		case !newer && k.Fr == 0 && q.spares() && (k.ID+s.run.ID)%hintAudit != 0:
+		case !newer && k.Fr == 0 && !k.Snapshot && q.spares() && (k.ID+s.run.ID)%hintAudit != 0:
 			deferred = append(deferred, k.ID)
 		}
 	}

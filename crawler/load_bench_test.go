@@ -30,7 +30,6 @@ import (
 	"runtime/pprof"
 	"sort"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -181,14 +180,13 @@ func runLoad(b *testing.B, c loadCase, prepare prepareFunc) {
 		if os.Getenv("STRATA_BENCH_WAITS") != "" {
 			stopWaits = sampleWaits(b)
 		}
-		var before, after syscall.Rusage
-		syscall.Getrusage(syscall.RUSAGE_SELF, &before)
+		userBefore, sysBefore, _ := selfUsage()
 		start := time.Now()
 		b.StartTimer()
 		res, err := crawl(b.Context())
 		b.StopTimer()
 		wall := time.Since(start)
-		syscall.Getrusage(syscall.RUSAGE_SELF, &after)
+		userAfter, sysAfter, maxRSS := selfUsage()
 		if stopWaits != nil {
 			stopWaits()
 		}
@@ -198,18 +196,18 @@ func runLoad(b *testing.B, c loadCase, prepare prepareFunc) {
 		if want := c.hosts * c.pages; res.pages != want || res.errors != 0 {
 			b.Fatalf("fetched %d of %d pages, %d errors", res.pages, want, res.errors)
 		}
-		user, sys := tv(after.Utime)-tv(before.Utime), tv(after.Stime)-tv(before.Stime)
+		user, sys := userAfter-userBefore, sysAfter-sysBefore
 		cpu := user + sys
 		b.ReportMetric(float64(res.pages)/wall.Seconds(), "pages/s")
 		b.ReportMetric(cpu.Seconds()/float64(res.pages)*1000, "cpu-s/1000pages")
-		b.ReportMetric(float64(after.Maxrss)/1024, "peak-RSS-MB")
+		b.ReportMetric(float64(maxRSS)/(1<<20), "peak-RSS-MB")
 		if c.delay > 0 {
 			bound := float64(c.hosts) / c.delay.Seconds()
 			b.ReportMetric(float64(res.pages)/wall.Seconds()/bound*100, "%-of-polite-bound")
 		}
 		b.Logf("%d hosts × %d pages: %d pages, %d requests in %v; CPU %v (user %v, sys %v); peak RSS %d MB",
 			c.hosts, c.pages, res.pages, res.requests, wall.Round(time.Millisecond), cpu.Round(time.Millisecond),
-			user.Round(time.Millisecond), sys.Round(time.Millisecond), after.Maxrss/1024)
+			user.Round(time.Millisecond), sys.Round(time.Millisecond), maxRSS>>20)
 		if c.delay > 0 {
 			logGaps(b, web, sites, start, c.delay)
 		}
@@ -330,8 +328,4 @@ func waitPlace(rec string) string {
 		}
 	}
 	return owner + " [" + strings.Join(inner, " < ") + "]"
-}
-
-func tv(t syscall.Timeval) time.Duration {
-	return time.Duration(t.Sec)*time.Second + time.Duration(t.Usec)*time.Microsecond
 }

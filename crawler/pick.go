@@ -290,7 +290,9 @@ func (s *stage) value(c store.Candidate) float64 {
 	if s.c.cfg.Weighted {
 		weight = c.Weight
 	}
-	return frequency.GainValue(rate, runs, float64(c.FrMax), weight, hintSaysChanged(c))
+	// A page below a snapshot seed must be fetched every run: as certainly stale as a page whose
+	// sitemap says it changed, it is among the first known pages a budget takes.
+	return frequency.GainValue(rate, runs, float64(c.FrMax), weight, hintSaysChanged(c) || c.Snapshot)
 }
 
 // defaultRate is the change rate assumed for a page with too little history to estimate one.

@@ -50,6 +50,7 @@ var kindOrder = func() map[string]int {
 
 // hints answers keys people are likely to try.
 var hints = map[string]string{
+	"extends":    `extends is a key of the [filter] table itself, not of a filter inside it`,
 	"regex":      `use url_regex (whole URL) or path_regex (path only)`,
 	"regexp":     `use url_regex (whole URL) or path_regex (path only)`,
 	"glob":       `use path_glob`,

@@ -10,7 +10,6 @@ import (
 	"io/fs"
 	"log/slog"
 	"os"
-	"runtime"
 	"runtime/pprof"
 	"strings"
 
@@ -32,7 +31,10 @@ const (
 )
 
 // Version is the release version; the build may override it with -ldflags "-X …/cli.Version=…".
-var Version = "0.1.0-dev"
+var Version = defaultVersion
+
+// defaultVersion is Version in a build that does not set it.
+const defaultVersion = "0.1.0-dev"
 
 // usageError marks errors in what the user typed.
 type usageError struct{ err error }
@@ -60,6 +62,7 @@ func ExitCode(err error) int {
 // app is what one invocation's commands share.
 type app struct {
 	stdout, stderr io.Writer
+	errOut         *stderrLines // standard error for the log, shared with a progress bar
 	configFile     string
 	cpuProfile     string       // --cpuprofile: where to write a CPU profile of the command
 	stopProfile    func() error // ends the profile; nil when none runs
@@ -72,14 +75,9 @@ type app struct {
 // Run executes the command line args (without the program name). Errors are returned, not printed:
 // main prints them as one line and exits with ExitCode(err).
 func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	a := &app{stdout: stdout, stderr: stderr}
+	a := &app{stdout: stdout, stderr: stderr, errOut: &stderrLines{w: stderr}}
 	root := newRootCmd(a)
 	root.SetArgs(args)
-	root.SetOut(stdout)
-	root.SetErr(stderr)
-	if _, _, err := root.Find(args); err != nil {
-		return usageError{oneLineCobraError(err)}
-	}
 	err := root.ExecuteContext(ctx)
 	if a.unrouteLog != nil {
 		a.unrouteLog()
@@ -116,21 +114,6 @@ func (a *app) startProfile() error {
 	return nil
 }
 
-// oneLineCobraError folds cobra's multi-line "Did you mean this?" suggestions into one line.
-func oneLineCobraError(err error) error {
-	lines := strings.Split(strings.TrimSpace(err.Error()), "\n")
-	var sugg []string
-	for _, l := range lines[1:] {
-		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "Did you mean") {
-			sugg = append(sugg, l)
-		}
-	}
-	if len(sugg) == 0 {
-		return errors.New(lines[0])
-	}
-	return fmt.Errorf("%s; did you mean %s?", lines[0], strings.Join(sugg, " or "))
-}
-
 func newRootCmd(a *app) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "strata",
@@ -138,9 +121,13 @@ func newRootCmd(a *app) *cobra.Command {
 		Long: `strata keeps a dated, browsable history of the text of the sites you study. It visits each
 page about as often as it changes, skips subtrees whose pages have not changed, and never
 sends more than one request every 10 seconds to any site.`,
+		Version:       versionLine(),
 		SilenceErrors: true,
 		SilenceUsage:  true,
 	}
+	root.SetVersionTemplate("strata {{.Version}}\n")
+	root.SetOut(a.stdout) // before the completion command, which keeps the writer it is made with
+	root.SetErr(a.stderr)
 	root.PersistentFlags().StringVar(&a.configFile, "config", "", "configuration file (default $STRATA_CONFIG, else ./strata.toml if present)")
 	a.bind(root.PersistentFlags(), "log.level", "log-level", "", "log level: debug, info, warn or error")
 	a.bind(root.PersistentFlags(), "log.format", "log-format", "", "log format: text or json")
@@ -148,11 +135,16 @@ sends more than one request every 10 seconds to any site.`,
 	root.PersistentFlags().MarkHidden("cpuprofile")
 	root.PersistentPreRunE = func(*cobra.Command, []string) error { return a.startProfile() }
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	root.CompletionOptions.DisableDefaultCmd = true
-	root.AddCommand(newVersionCmd(a), newConfigCmd(a), newSeedCmd(a), newStatusCmd(a), newCrawlCmd(a), newFilterCmd(a),
+	root.SetHelpCommand(newHelpCmd(root))
+	root.AddCommand(newManCmd(root), newVersionCmd(a), newConfigCmd(a), newSeedCmd(a), newStatusCmd(a), newCrawlCmd(a), newFilterCmd(a),
 		newHistoryCmd(a), newShowCmd(a), newDiffCmd(a), newExportCmd(a), newPruneCmd(a),
 		newRunCmd(a), newRecalcCmd(a), newLinksCmd(a), newExplainCmd(a), newDemoCmd(a), newTrapsCmd(a), newFetchCmd(a), newPlanCmd(a), newServeCmd(a), newIndexCmd(a),
 		newSimulateCmd(a))
+	// Cobra adds its help and completion commands when it executes; added now, they are groups
+	// like the others (completion refuses a shell it does not know) and the man pages list them.
+	root.InitDefaultHelpCmd()
+	root.InitDefaultCompletionCmd()
+	groupsRefuseTypos(root)
 	return root
 }
 
@@ -175,7 +167,7 @@ func (a *app) setup() error {
 		return err
 	}
 	a.cfg = cfg
-	a.log = newLogger(a.stderr, cfg)
+	a.log = newLogger(a.errOut, cfg)
 	if a.unrouteLog != nil {
 		a.unrouteLog()
 	}
@@ -270,19 +262,6 @@ func newLogger(w io.Writer, cfg *config.Config) *slog.Logger {
 		return slog.New(slog.NewJSONHandler(w, opts))
 	}
 	return slog.New(slog.NewTextHandler(w, opts))
-}
-
-func newVersionCmd(a *app) *cobra.Command {
-	return &cobra.Command{
-		Use:   "version",
-		Short: "Print strata's version",
-		Args:  noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			_, err := fmt.Fprintf(a.stdout, "strata %s (schema %d, %s %s/%s)\n",
-				Version, store.SchemaVersion(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
-			return err
-		},
-	}
 }
 
 func newConfigCmd(a *app) *cobra.Command {

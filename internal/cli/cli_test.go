@@ -60,13 +60,6 @@ func hashFile(t *testing.T, path string) [32]byte {
 	return sha256.Sum256(b)
 }
 
-func TestVersion(t *testing.T) {
-	e := newEnv(t, "")
-	if out := e.mustRun("version"); !strings.HasPrefix(out, "strata "+cli.Version+" (schema ") {
-		t.Errorf("version printed %q", out)
-	}
-}
-
 func TestSeedLifecycle(t *testing.T) {
 	e := newEnv(t, "")
 	out := e.mustRun("seed", "add", "HTTPS://Example.ORG/a/../b", "https://other.example/")
@@ -241,5 +234,44 @@ func TestFilterTest(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("filter test output lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+// TestPastedTrapFilter is issue 21's item 7: the filter strata traps suggests, pasted into a fresh
+// [filter] table, used to replace the whole default rule — the crawl left the seeds' domains and
+// fetched images — and config check did not show it. The pasted rule now narrows the default, says
+// so on standard error until the table says extends, and config check prints the effective filter.
+func TestPastedTrapFilter(t *testing.T) {
+	suggestion := `{ not = { all = [ { host = "www.example.edu" }, { path_glob = "/calendar/**" } ] } }`
+	e := newEnv(t, "[filter]\nall = [ "+suggestion+" ]\n")
+	e.mustRun("seed", "add", "https://www.example.edu/")
+	out, errs, code := e.run("filter", "test", "https://www.example.edu/news", "https://www.example.edu/calendar/2026/11",
+		"https://elsewhere.example/", "https://www.example.edu/logo.png")
+	if code != 0 {
+		t.Fatalf("filter test: exit %d: %s", code, errs)
+	}
+	for _, want := range []string{"accept  https://www.example.edu/news", "reject  https://www.example.edu/calendar/2026/11",
+		"reject  https://elsewhere.example/", "reject  https://www.example.edu/logo.png", "[default]"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("filter test lacks %q:\n%s", want, out)
+		}
+	}
+	if !strings.Contains(errs, `has no extends key and no default = true: its rules narrow the default rule`) {
+		t.Errorf("no warning about the implied extends: %q", errs)
+	}
+	check := e.mustRun("config", "check")
+	for _, want := range []string{"\n[filter]\n", `extends          = "default"`, "# implied:", "path_glob = '/calendar/**'",
+		"The default rule (default = true) is", "#   seed_domains = true", "#   deny_extensions = true"} {
+		if !strings.Contains(check, want) {
+			t.Errorf("config check lacks %q:\n%s", want, check)
+		}
+	}
+	// Written out, the choice silences the warning; extends = "none" lets the rules decide alone.
+	f, _ := os.OpenFile(e.config, os.O_WRONLY|os.O_TRUNC, 0)
+	f.WriteString("[database]\npath = \"data/strata.db\"\n[filter]\nextends = \"none\"\nall = [ " + suggestion + " ]\n")
+	f.Close()
+	out, errs, _ = e.run("filter", "test", "https://elsewhere.example/")
+	if !strings.Contains(out, "accept  https://elsewhere.example/") || strings.Contains(errs, "extends") {
+		t.Errorf("extends = \"none\": stdout %q, stderr %q", out, errs)
 	}
 }

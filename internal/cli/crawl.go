@@ -8,16 +8,14 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"strings"
-	"sync"
 	"time"
 
-	"github.com/mattn/go-isatty"
-	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 
 	"github.com/strata-crawler/strata/archive"
 	"github.com/strata-crawler/strata/crawler"
 	"github.com/strata-crawler/strata/internal/crashpoint"
+	"github.com/strata-crawler/strata/internal/outcome"
 	"github.com/strata-crawler/strata/internal/runlock"
 	"github.com/strata-crawler/strata/internal/schedule"
 	"github.com/strata-crawler/strata/internal/store"
@@ -108,6 +106,16 @@ func (a *app) openSession(ctx context.Context, create bool) (*session, error) {
 	return s, nil
 }
 
+// requireWork refuses a scheduled crawl of a database with nothing active in it — no seed, and no
+// URL strata fetch added — which would otherwise "succeed" every night having crawled nothing.
+func (s *session) requireWork(ctx context.Context) error {
+	seeds, urls, err := s.db.Active(ctx)
+	if err != nil || seeds > 0 || urls > 0 {
+		return err
+	}
+	return usagef("nothing to crawl: %s has no seeds (add one with strata seed add URL)", s.a.cfg.Database.Path)
+}
+
 func (s *session) Close() {
 	if s.db != nil {
 		s.db.Close()
@@ -121,6 +129,9 @@ func runCrawl(ctx context.Context, a *app, cron bool) error {
 		return err
 	}
 	defer s.Close()
+	if err := s.requireWork(ctx); err != nil {
+		return err
+	}
 	a.warnPlaceholder()
 	res, err := s.crawl(ctx, cron, nil)
 	if res == nil {
@@ -167,7 +178,7 @@ func (s *session) crawl(ctx context.Context, cron bool, only []int64) (*crawlRes
 		return nil, err
 	}
 	st, cerr := c.Crawl(ctx, crawler.Run{ID: runID, Start: start, Only: only})
-	progress.finish()
+	progress.finish(st)
 	res := &crawlResult{run: store.Run{ID: runID, StartedAt: start, StartOffset: offset, Status: "completed"},
 		start: start, stats: st, c: c}
 	switch {
@@ -178,14 +189,23 @@ func (s *session) crawl(ctx context.Context, cron bool, only []int64) (*crawlRes
 	}
 	if st != nil {
 		st.Fill(&res.run)
+		// The outcomes are counted from the run's fetches, as every other report of the run counts
+		// them (package outcome): the stage's own tallies are for its progress.
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		counts, err := s.db.RunOutcomes(rctx, runID)
+		if err != nil {
+			a.log.Warn("the run's outcomes cannot be counted from its fetches; the crawl's own tallies stand in", "error", err)
+			counts = outcome.Counts{Fetched: st.Fetched, New: st.New, Changed: st.Changed, Unchanged: st.Unchanged,
+				NotModified: st.NotModified, NotFound: st.NotFound, Errors: st.Errors}
+		}
+		res.run.SetOutcomes(counts)
 		fetched, left, err := s.db.Reach(rctx, runID, only)
 		cancel()
 		if err != nil {
 			a.log.Warn("the run's summary cannot count the URLs it reached", "error", err)
 			fetched, left = -1, -1
 		}
-		fmt.Fprintln(a.stdout, summarize(runID, st, fetched, left))
+		fmt.Fprintln(a.stdout, summarize(runID, st, counts, fetched, left))
 	}
 	return res, cerr
 }
@@ -280,7 +300,7 @@ func distinctRunStart(ctx context.Context, db *store.DB) (time.Time, error) {
 // events — a URL fetched again after a Retry-After, or made due again by a redirect loop, counts
 // each time, and subtrees the selective rule re-enters are not added to Due — so "crawled Done of
 // Due" could say 482 of 372, or 10 of 17 where 10 URLs exist.
-func summarize(runID int64, st *crawler.Stats, fetched, left int) string {
+func summarize(runID int64, st *crawler.Stats, c outcome.Counts, fetched, left int) string {
 	var b strings.Builder
 	took := st.Elapsed.Round(time.Second)
 	if fetched < 0 {
@@ -291,12 +311,12 @@ func summarize(runID int64, st *crawler.Stats, fetched, left int) string {
 		fmt.Fprintf(&b, "run %d: crawled %d of %d due URLs on %s in %v", runID, reached, reached+left, plural(st.Domains, "domain"), took)
 	}
 	fmt.Fprintf(&b, " — %d fetched (%d changed, %d unchanged, %d not modified, %d new), %d blocked by robots.txt, %d errors",
-		st.Fetched, st.Changed, st.Unchanged, st.NotModified, st.New, st.Blocked, st.Errors)
+		c.Fetched, c.Changed, c.Unchanged, c.NotModified, c.New, st.Blocked, c.Errors)
 	if st.Filtered > 0 {
 		fmt.Fprintf(&b, ", %d rejected by the URL filter", st.Filtered)
 	}
-	if st.NotFound > 0 || st.Gone > 0 {
-		fmt.Fprintf(&b, ", %d not found (404 or 410), %s marked gone", st.NotFound, plural(st.Gone, "page"))
+	if c.NotFound > 0 || st.Gone > 0 {
+		fmt.Fprintf(&b, ", %d not found (404 or 410), %s marked gone", c.NotFound, plural(st.Gone, "page"))
 	}
 	fmt.Fprintf(&b, "; %d not due (fr), %d skipped with their unchanged hub", st.SkippedFr, st.SkippedSelective)
 	if st.Forced > 0 {
@@ -360,53 +380,4 @@ func humanBytes(n int64) string {
 		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
 	}
 	return fmt.Sprintf("%d B", n)
-}
-
-// progress shows a live bar on a terminal and a log line a minute otherwise (cron).
-type progress struct {
-	a       *app
-	mu      sync.Mutex
-	bar     *progressbar.ProgressBar
-	lastLog time.Time
-}
-
-func newProgress(a *app) *progress {
-	p := &progress{a: a, lastLog: time.Now()}
-	if f, ok := a.stderr.(*os.File); ok && isatty.IsTerminal(f.Fd()) {
-		p.bar = progressbar.NewOptions(-1,
-			progressbar.OptionSetWriter(a.stderr),
-			progressbar.OptionSetDescription("crawling"),
-			progressbar.OptionShowCount(),
-			progressbar.OptionSetPredictTime(true),
-			progressbar.OptionShowElapsedTimeOnFinish(),
-			progressbar.OptionThrottle(200*time.Millisecond),
-			progressbar.OptionClearOnFinish(),
-		)
-	}
-	return p
-}
-
-func (p *progress) update(st crawler.Stats) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.bar != nil {
-		if p.bar.GetMax() != st.Due {
-			p.bar.ChangeMax(st.Due)
-		}
-		p.bar.Describe(fmt.Sprintf("crawling · %s active · %s", plural(st.Active, "domain"), plural(st.Errors, "error")))
-		p.bar.Set(st.Done)
-		return
-	}
-	if time.Since(p.lastLog) >= time.Minute {
-		p.lastLog = time.Now()
-		p.a.log.Info("crawl progress", "done", st.Done, "due", st.Due, "active_domains", st.Active,
-			"errors", st.Errors, "changed", st.Changed)
-	}
-}
-
-func (p *progress) finish() {
-	if p.bar != nil {
-		p.bar.Finish()
-		fmt.Fprintln(p.a.stderr)
-	}
 }

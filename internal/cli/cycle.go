@@ -42,6 +42,11 @@ func (a *app) cycle(ctx context.Context, cron bool, only []store.NewURL) error {
 		return err
 	}
 	defer s.Close()
+	if len(only) == 0 {
+		if err := s.requireWork(ctx); err != nil {
+			return err
+		}
+	}
 	a.warnPlaceholder()
 	var ids []int64
 	if len(only) > 0 {

@@ -177,6 +177,10 @@ func nextRun(info *store.URLInfo, recs []store.Record, kids [][]store.Record, ru
 		return []string{fmt.Sprintf("due: %s answered 404, and a page that answered 404 is fetched in every run, "+
 			"whatever its fr, and never skipped with its hub; three 404s in a row mark it gone", last)}
 	}
+	if info.Snapshot {
+		return []string{"due: its seed asks for a snapshot every run (strata seed add --snapshot), so it is fetched in every run, " +
+			"whatever its fr, and never skipped with its hub; only a host backed off as unreachable waits"}
+	}
 	if info.Fr > 1 {
 		out = append(out, fmt.Sprintf("not due: fr %d counts down to %d (due in %d runs)", info.Fr, info.Fr-1, info.Fr))
 	} else {

@@ -19,6 +19,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/strata-crawler/strata/archive"
+	"github.com/strata-crawler/strata/internal/outcome"
 	"github.com/strata-crawler/strata/internal/store"
 	"github.com/strata-crawler/strata/internal/urlnorm"
 )
@@ -168,6 +169,7 @@ func newHistoryCmd(a *app) *cobra.Command {
 
 type historyJSON struct {
 	Run         int64   `json:"run"`
+	Outcome     string  `json:"outcome"` // package outcome's kind: new, changed, unchanged, not_modified, not_found, redirect, error, other
 	FetchedAt   string  `json:"fetched_at"`
 	Status      int     `json:"status"`
 	Size        int64   `json:"size"`
@@ -185,7 +187,7 @@ type historyJSON struct {
 func printHistory(w io.Writer, arch *archive.Dir, u string, hist []store.HistoryEntry, asJSON bool) error {
 	rows := make([]historyJSON, len(hist))
 	for i, h := range hist {
-		rows[i] = historyJSON{Run: h.RunID, FetchedAt: h.FetchedAt.UTC().Format(time.RFC3339), Status: h.Status,
+		rows[i] = historyJSON{Run: h.RunID, Outcome: string(outcome.Of(h.Facts())), FetchedAt: h.FetchedAt.UTC().Format(time.RFC3339), Status: h.Status,
 			Size: h.Size, Changed: h.Changed, Magnitude: max(h.Magnitude, 0), NotModified: h.NotModified, Stored: h.Stored != "", Error: h.Error,
 			Version: h.Current, Pruned: h.Pruned, TextMode: h.TextMode}
 		if h.Current != "" && !h.Pruned {
@@ -199,24 +201,9 @@ func printHistory(w io.Writer, arch *archive.Dir, u string, hist []store.History
 	}
 	fmt.Fprintf(w, "%s: %d fetches\n", u, len(hist))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "RUN\tFETCHED (UTC)\tSTATUS\tSIZE\tCHANGE\tVERSION")
-	stored := false // a version was stored before this fetch
+	fmt.Fprintln(tw, "RUN\tFETCHED (UTC)\tSTATUS\tSIZE\tOUTCOME\tVERSION")
 	for i, r := range rows {
-		change := "unchanged"
-		switch {
-		case hist[i].Stored != "" && !r.Changed && !stored:
-			change = "first"
-		case r.Changed && r.Magnitude > 0:
-			change = fmt.Sprintf("changed %.0f%%", 100*r.Magnitude)
-		case r.Changed:
-			change = "changed"
-		case hist[i].Stored != "":
-			change = "trivial" // new bytes, same words: a counter or a date moved
-		case r.NotModified:
-			change = "304"
-		case r.Status == 0 || r.Error != "" && r.Status != 200:
-			change = "-"
-		}
+		change := outcome.Label(hist[i].Facts(), hist[i].Magnitude)
 		status := strconv.Itoa(r.Status)
 		if r.Status == 0 {
 			status = "error"
@@ -228,7 +215,6 @@ func printHistory(w io.Writer, arch *archive.Dir, u string, hist []store.History
 		case r.Missing:
 			version += " (missing from the archive)"
 		}
-		stored = stored || hist[i].Stored != ""
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\n", r.Run, hist[i].FetchedAt.UTC().Format("2006-01-02 15:04:05"),
 			status, humanBytes(r.Size), change, version)
 	}
@@ -367,12 +353,12 @@ func newDiffCmd(a *app) *cobra.Command {
 				fmt.Fprintf(a.stdout, "%s: the two versions have the same text\n", u)
 				return nil
 			}
-			return writeDiff(a.stdout, d, color == "always" || color == "auto" && isTerminal(a.stdout))
+			return writeDiff(a.stdout, d, colorOn(color, a.stdout))
 		},
 	}
 	cmd.Flags().StringVar(&from, "from", "", "the older version: a run id, a date or a time")
 	cmd.Flags().StringVar(&to, "to", "", "the newer version: a run id, a date or a time")
-	cmd.Flags().StringVar(&color, "color", "auto", "colour the diff: auto, always or never")
+	cmd.Flags().StringVar(&color, "color", "auto", "colour the diff: auto (on a terminal, unless NO_COLOR is set), always or never")
 	return cmd
 }
 
@@ -411,6 +397,19 @@ var isTerminal = func(w io.Writer) bool {
 	return ok && isatty.IsTerminal(f.Fd())
 }
 
+// colorOn decides whether output to w is coloured: --color always or never as asked; auto on a
+// terminal unless the NO_COLOR environment variable is set to anything but the empty string
+// (no-color.org), which a flag the user typed overrides.
+func colorOn(mode string, w io.Writer) bool {
+	switch mode {
+	case "always":
+		return true
+	case "never":
+		return false
+	}
+	return os.Getenv("NO_COLOR") == "" && isTerminal(w)
+}
+
 func writeDiff(w io.Writer, d string, color bool) error {
 	bw := bufio.NewWriter(w)
 	for _, line := range strings.SplitAfter(d, "\n") {
@@ -447,7 +446,8 @@ func newExportCmd(a *app) *cobra.Command {
 		Use:   "jsonl [--since DATE] [--run ID] [--host H]",
 		Short: "Write one JSON object per stored page version to standard output, streaming",
 		Long: `Write one JSON object per stored page version: url, fetched_at, run, title, text,
-content_hash, changed (false for a page's first version), path and text_mode (main, full, or
+content_hash, changed (false for a page's first version), outcome (new: the page's first
+version; changed; unchanged: new bytes with the same words, as history and serve say), path and text_mode (main, full, or
 fallback: the whole text because the page had no main content; absent for versions stored
 before strata recorded it). Versions come oldest first and
 are streamed, so memory stays constant however large the archive. A version whose files were
@@ -483,7 +483,7 @@ removed by hand is written with "missing": true and no text.`,
 			n, gone := 0, 0
 			err = r.db.EachVersion(cmd.Context(), f, func(v store.Version) error {
 				rec := exportJSON{URL: v.URL, FetchedAt: v.FetchedAt.UTC().Format(time.RFC3339), Run: v.RunID,
-					ContentHash: v.ContentHash, Changed: v.Changed, Path: v.Path}
+					ContentHash: v.ContentHash, Changed: v.Changed, Outcome: string(v.Kind()), Path: v.Path}
 				text, err := r.arch.ReadText(v.Path)
 				meta, merr := r.arch.ReadMeta(v.Path)
 				switch {
@@ -524,6 +524,7 @@ type exportJSON struct {
 	Text        string `json:"text"`
 	ContentHash string `json:"content_hash"`
 	Changed     bool   `json:"changed"`
+	Outcome     string `json:"outcome"` // new, changed or unchanged (new bytes, the same words): package outcome's kind
 	Path        string `json:"path"`
 	Missing     bool   `json:"missing,omitempty"`
 	TextMode    string `json:"text_mode,omitempty"` // page.json's: main, full or fallback

@@ -25,7 +25,7 @@ func TestHistoryShowDiffExport(t *testing.T) {
 	e.mustRun("crawl") // run 3: news changed
 
 	hist := e.mustRun("history", news)
-	for _, want := range []string{"3 fetches", "first", "unchanged", "changed"} {
+	for _, want := range []string{"3 fetches", "new", "unchanged", "changed"} {
 		if !strings.Contains(hist, want) {
 			t.Errorf("history lacks %q:\n%s", want, hist)
 		}

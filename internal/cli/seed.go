@@ -2,15 +2,20 @@ package cli
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
+	"github.com/strata-crawler/strata/crawler"
+	"github.com/strata-crawler/strata/filter"
 	"github.com/strata-crawler/strata/internal/store"
 	"github.com/strata-crawler/strata/internal/urlnorm"
 )
@@ -22,29 +27,54 @@ func newSeedCmd(a *app) *cobra.Command {
 }
 
 func newSeedAddCmd(a *app) *cobra.Command {
-	var file string
-	var priority float64
+	var o seedAddOptions
+	var snapshot bool
 	cmd := &cobra.Command{
-		Use:   "add URL... [--level N] [--fr-max N] [--priority P] [--file FILE]",
+		Use:   "add URL... [--sitemap URL] [--level N] [--fr-max N] [--priority P] [--snapshot] [--file FILE]",
 		Short: "Add seed URLs; they are crawled on the next run",
 		Long: `Add seed URLs. Each is normalised and crawled on the next run; its internal links are
 followed --level levels down. A URL that is already a seed is left unchanged (a notice, not an
-error), except that --priority, when given, is updated. If any URL is invalid, nothing is added.
+error), except that --priority and --snapshot, when given, are updated. If any URL is invalid,
+nothing is added.
+
+--sitemap URL adds the pages a sitemap lists (a sitemaps.org urlset, a sitemap index — then up to
+50 of the sitemaps it lists — or a text sitemap) as seeds, through the URL filter: the way to reach
+the pages a site links only from menus it builds with JavaScript, which strata does not run. The
+sitemap is read as a crawl reads one: its site's robots.txt first, with the same politeness gap and
+identity, holding the run lock. A sitemap robots.txt disallows, or that is no sitemap, adds nothing.
 
 --priority weighs the seed's pages (default 1): with optimizer.objective = "weighted" the optimal
-policy gives them more of the budget, and a run short of budget or time takes them sooner.`,
+policy gives them more of the budget, and a run short of budget or time takes them sooner.
+
+--snapshot fetches every page below the seed in every run, whatever its revisit interval and the
+selective rule say, for a site you need completely: no intermediate version is lost. It costs a
+request per page per run, each as polite as any other; under optimizer.budget the pages still
+compete for the budget, first among the known pages. --snapshot=false turns it off again.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if cmd.Flags().Changed("priority") && !(priority > 0 && priority <= 1e6) {
-				return usagef("seed add: --priority %v: must be a number above 0 and at most 1000000", priority)
+			if cmd.Flags().Changed("priority") && !(o.priority > 0 && o.priority <= 1e6) {
+				return usagef("seed add: --priority %v: must be a number above 0 and at most 1000000", o.priority)
 			}
-			return runSeedAdd(cmd, a, args, file, priority)
+			if cmd.Flags().Changed("snapshot") {
+				o.snapshot = &snapshot
+			}
+			return runSeedAdd(cmd, a, args, o)
 		},
 	}
-	cmd.Flags().Float64Var(&priority, "priority", 0, "weight of the seed's pages (default 1; see optimizer.objective)")
-	cmd.Flags().StringVar(&file, "file", "", "read URLs from FILE, one per line ('#' comments; '-' for standard input)")
+	cmd.Flags().BoolVar(&snapshot, "snapshot", false, "fetch every page below the seeds in every run (--snapshot=false: as their intervals say)")
+	cmd.Flags().StringArrayVar(&o.sitemaps, "sitemap", nil, "add the pages this sitemap or sitemap index lists (repeatable)")
+	cmd.Flags().Float64Var(&o.priority, "priority", 0, "weight of the seed's pages (default 1; see optimizer.objective)")
+	cmd.Flags().StringVar(&o.file, "file", "", "read URLs from FILE, one per line ('#' comments; '-' for standard input)")
 	a.bindInt(cmd.Flags(), "seed.level", "level", "link levels to follow below the seeds (default seed.level)")
 	a.bindInt(cmd.Flags(), "seed.fr_max", "fr-max", "revisit interval of the seeds in runs (default seed.fr_max)")
 	return cmd
+}
+
+// seedAddOptions are seed add's flags.
+type seedAddOptions struct {
+	file     string
+	sitemaps []string
+	priority float64
+	snapshot *bool // nil: not given
 }
 
 // seedArg is one URL as the user gave it, with where it came from for error messages.
@@ -52,10 +82,18 @@ type seedArg struct {
 	raw, where string
 }
 
-func runSeedAdd(cmd *cobra.Command, a *app, args []string, file string, priority float64) error {
-	in, err := urlArgs(cmd, "seed add", args, file)
-	if err != nil {
-		return err
+func runSeedAdd(cmd *cobra.Command, a *app, args []string, o seedAddOptions) error {
+	var in []seedArg
+	var err error
+	if len(args) > 0 || o.file != "" || len(o.sitemaps) == 0 {
+		if in, err = urlArgs(cmd, "seed add", args, o.file); err != nil {
+			return err
+		}
+	}
+	for i, sm := range o.sitemaps {
+		if _, err := urlnorm.Parse(sm); err != nil {
+			return fmt.Errorf("seed add: --sitemap %d: %w", i+1, err)
+		}
 	}
 	if err := a.setup(); err != nil {
 		return err
@@ -63,43 +101,146 @@ func runSeedAdd(cmd *cobra.Command, a *app, args []string, file string, priority
 	// Validate everything before touching the database, so bad input changes nothing.
 	seen := map[string]bool{}
 	var seeds []store.NewSeed
+	newSeed := func(u *url.URL) store.NewSeed {
+		return store.NewSeed{URL: u.String(), Host: u.Host, Level: a.cfg.Seed.Level, FrMax: a.cfg.Seed.FrMax,
+			Priority: o.priority, Snapshot: o.snapshot}
+	}
 	for _, s := range in {
 		u, err := urlnorm.Parse(s.raw)
 		if err != nil {
 			return fmt.Errorf("seed add: %s: %w", s.where, err)
 		}
-		norm := u.String()
-		if seen[norm] {
+		if seen[u.String()] {
 			continue
 		}
-		seen[norm] = true
-		seeds = append(seeds, store.NewSeed{URL: norm, Host: u.Host, Level: a.cfg.Seed.Level, FrMax: a.cfg.Seed.FrMax,
-			Priority: priority})
+		seen[u.String()] = true
+		seeds = append(seeds, newSeed(u))
 	}
-	db, err := a.openStore(cmd.Context())
-	if err != nil {
-		return err
+	given := len(seeds)
+	var db *store.DB
+	var fromSitemaps []sitemapSeeds
+	if len(o.sitemaps) > 0 {
+		// Reading a sitemap is a request like a crawl's, with its politeness state: it holds the
+		// run lock, and creates the database as fetch does.
+		s, err := a.openSession(cmd.Context(), true)
+		if err != nil {
+			return err
+		}
+		defer s.Close()
+		db = s.db
+		if fromSitemaps, err = a.readSitemaps(cmd.Context(), s, o.sitemaps); err != nil {
+			return err
+		}
+		for i := range fromSitemaps {
+			for _, u := range fromSitemaps[i].accepted {
+				if !seen[u.String()] {
+					seen[u.String()] = true
+					seeds = append(seeds, newSeed(u))
+				}
+			}
+		}
+	} else {
+		if db, err = a.openStore(cmd.Context()); err != nil {
+			return err
+		}
+		defer db.Close()
 	}
-	defer db.Close()
 	outcomes, err := db.AddSeeds(cmd.Context(), seeds)
 	if err != nil {
 		return err
 	}
-	added := 0
-	for i, o := range outcomes {
-		switch o {
+	snap := ""
+	if o.snapshot != nil && *o.snapshot {
+		snap = ", a snapshot every run"
+	}
+	added, existed := 0, 0
+	for i, out := range outcomes {
+		if i >= given { // from a sitemap: counted, not listed
+			if out == store.SeedExists {
+				existed++
+			} else {
+				added++
+			}
+			continue
+		}
+		switch out {
 		case store.SeedAdded:
-			added++
-			fmt.Fprintf(a.stdout, "added %s (level %d, fr_max %d)\n", seeds[i].URL, seeds[i].Level, seeds[i].FrMax)
+			fmt.Fprintf(a.stdout, "added %s (level %d, fr_max %d%s)\n", seeds[i].URL, seeds[i].Level, seeds[i].FrMax, snap)
 		case store.SeedExists:
+			if o.snapshot != nil {
+				fmt.Fprintf(a.stdout, "%s: a snapshot every run %s\n", seeds[i].URL, map[bool]string{true: "on", false: "off"}[*o.snapshot])
+				continue
+			}
 			fmt.Fprintf(a.stderr, "notice: %s is already a seed; unchanged\n", seeds[i].URL)
 		default:
-			added++
-			fmt.Fprintf(a.stdout, "added %s: %s\n", seeds[i].URL, o)
+			fmt.Fprintf(a.stdout, "added %s: %s\n", seeds[i].URL, out)
 		}
 	}
-	a.log.Debug("seeds added", "added", added, "given", len(in))
+	for _, r := range fromSitemaps {
+		fmt.Fprintf(a.stdout, "%s: %s listed (%s read)", r.url, plural(r.listed, "page"), plural(r.documents, "sitemap"))
+		if r.rejected > 0 {
+			fmt.Fprintf(a.stdout, ", %d rejected by the URL filter (see strata filter test)", r.rejected)
+		}
+		fmt.Fprintln(a.stdout)
+	}
+	if len(fromSitemaps) > 0 {
+		fmt.Fprintf(a.stdout, "added %s from sitemaps (level %d, fr_max %d%s); %d were seeds already\n",
+			plural(added, "seed"), a.cfg.Seed.Level, a.cfg.Seed.FrMax, snap, existed)
+	}
 	return nil
+}
+
+// sitemapSeeds is what one --sitemap gave.
+type sitemapSeeds struct {
+	url               string
+	listed, documents int
+	rejected          int
+	accepted          []*url.URL // through the URL filter, rewritten as it rewrites them
+}
+
+// readSitemaps reads each sitemap through the session's polite client and passes the pages they
+// list through the URL filter, as seeds.
+func (a *app) readSitemaps(ctx context.Context, s *session, sitemaps []string) ([]sitemapSeeds, error) {
+	c, err := a.openCycle(ctx, s.db, s.arch, nil, false)
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	var out []sitemapSeeds
+	for _, sm := range sitemaps {
+		pages, err := c.Sitemap(ctx, sm)
+		if errors.Is(err, crawler.ErrSitemap) {
+			return nil, usagef("seed add: --sitemap: %w", err)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("seed add: --sitemap %s: %w", sm, err)
+		}
+		for _, why := range pages.Skipped {
+			a.log.Warn("a sitemap of the index was not read", "sitemap", sm, "why", why)
+		}
+		if pages.Truncated {
+			a.log.Warn("a sitemap was read in part (cut at the protocol's limits, or broken part way)", "sitemap", sm)
+		}
+		r := sitemapSeeds{url: sm, listed: len(pages.URLs), documents: pages.Documents}
+		for _, p := range pages.URLs {
+			u, err := urlnorm.Parse(p)
+			if err != nil {
+				r.rejected++
+				continue
+			}
+			d := a.cfg.Filter.Decide(filter.Input{URL: u, Level: a.cfg.Seed.Level, Seed: true})
+			if !d.Accept {
+				r.rejected++
+				continue
+			}
+			if d.URL != nil {
+				u = d.URL
+			}
+			r.accepted = append(r.accepted, u)
+		}
+		out = append(out, r)
+	}
+	return out, nil
 }
 
 // urlArgs gathers the URLs a command was given, as arguments and from --file, with where each came
@@ -178,9 +319,13 @@ func newSeedListCmd(a *app) *cobra.Command {
 				return nil
 			}
 			tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
-			fmt.Fprintln(tw, "URL\tLEVEL\tFR\tFR_MAX\tSTATE\tPAGES\tLAST CRAWLED")
+			fmt.Fprintln(tw, "URL\tLEVEL\tFR\tFR_MAX\tSTATE\tPAGES\tSNAPSHOT\tLAST CRAWLED")
 			for _, s := range seeds {
-				fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\t%d\t%s\n", s.URL, s.Level, s.Fr, s.FrMax, s.State, s.Pages, fmtTime(s.LastCrawled))
+				snap := "-"
+				if s.Snapshot {
+					snap = "every run"
+				}
+				fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\t%d\t%s\t%s\n", s.URL, s.Level, s.Fr, s.FrMax, s.State, s.Pages, snap, fmtTime(s.LastCrawled))
 			}
 			return tw.Flush()
 		},
@@ -196,13 +341,14 @@ type seedJSON struct {
 	FrMax       int    `json:"fr_max"`
 	State       string `json:"state"`
 	Pages       int    `json:"pages"`
+	Snapshot    bool   `json:"snapshot"` // every page below it is fetched every run
 	LastCrawled string `json:"last_crawled,omitempty"`
 }
 
 func seedsJSON(seeds []store.SeedInfo) []seedJSON {
 	out := make([]seedJSON, 0, len(seeds))
 	for _, s := range seeds {
-		j := seedJSON{URL: s.URL, Level: s.Level, Fr: s.Fr, FrMax: s.FrMax, State: s.State, Pages: s.Pages}
+		j := seedJSON{URL: s.URL, Level: s.Level, Fr: s.Fr, FrMax: s.FrMax, State: s.State, Pages: s.Pages, Snapshot: s.Snapshot}
 		if !s.LastCrawled.IsZero() {
 			j.LastCrawled = s.LastCrawled.UTC().Format("2006-01-02T15:04:05Z")
 		}

@@ -106,7 +106,9 @@ func printStatus(a *app, st *store.Status) error {
 	}
 	fmt.Fprintf(a.stdout, "\nlast %d runs\n", len(st.Runs))
 	tw = tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "RUN\tSTARTED (UTC)\tOFFSET\tDURATION\tSTATUS\tFETCHED\tCHANGED\tEXPECTED\tUNCHANGED\tNOT DUE\tSKIPPED\tERRORS\t404/410\tGONE\tNEW\t")
+	// The outcome columns (NEW to ERRORS) are package outcome's kinds, counted from the run's fetches
+	// as the run's summary, history, serve and export count them; NEW URLS are URLs the run found.
+	fmt.Fprintln(tw, "RUN\tSTARTED (UTC)\tOFFSET\tDURATION\tSTATUS\tFETCHED\tNEW\tCHANGED\tEXPECTED\tUNCHANGED\t304\t404/410\tERRORS\tGONE\tNOT DUE\tSKIPPED\tNEW URLS\t")
 	now := time.Now()
 	for _, r := range st.Runs {
 		// EXPECTED is what the rate estimates foresaw among the pages fetched with one (their observed
@@ -115,10 +117,10 @@ func printStatus(a *app, st *store.Status) error {
 		if r.Estimated > 0 {
 			expected = fmt.Sprintf("%.1f (%d)", r.ExpectedChanges, r.ObservedChanges)
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%d\t%d\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t\n", r.ID, fmtTime(r.StartedAt),
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t\n", r.ID, fmtTime(r.StartedAt),
 			r.StartOffset.Round(time.Second), r.Duration(now).Round(time.Second), r.Status,
-			r.Fetched, r.Changed, expected, r.Unchanged+r.NotModified, r.SkippedFr, r.SkippedSelective, r.Errors,
-			r.NotFound, r.Gone, r.NewURLs)
+			r.Fetched, r.New, r.Changed, expected, r.Unchanged, r.NotModified, r.NotFound, r.Errors, r.Gone,
+			r.SkippedFr, r.SkippedSelective, r.NewURLs)
 	}
 	return tw.Flush()
 }
@@ -138,6 +140,7 @@ type runJSON struct {
 	DurationSec      float64 `json:"duration_seconds"`
 	Status           string  `json:"status"`
 	Fetched          int     `json:"fetched"`
+	New              int     `json:"new"` // fetches that stored a page's first version (package outcome)
 	Changed          int     `json:"changed"`
 	Unchanged        int     `json:"unchanged"`
 	NotModified      int     `json:"not_modified"`
@@ -177,7 +180,7 @@ func statusJSON(st *store.Status) statusOut {
 	now := time.Now()
 	for _, r := range st.Runs {
 		j := runJSON{ID: r.ID, StartedAt: r.StartedAt.UTC().Format(time.RFC3339), StartOffsetSec: r.StartOffset.Seconds(),
-			DurationSec: r.Duration(now).Seconds(), Status: r.Status, Fetched: r.Fetched, Changed: r.Changed,
+			DurationSec: r.Duration(now).Seconds(), Status: r.Status, Fetched: r.Fetched, New: r.New, Changed: r.Changed,
 			Unchanged: r.Unchanged, NotModified: r.NotModified, Errors: r.Errors, NotFound: r.NotFound, Gone: r.Gone, Blocked: r.Blocked,
 			SkippedFr: r.SkippedFr, SkippedSelective: r.SkippedSelective, Hubs: r.Hubs, HubsReentered: r.HubsReentered,
 			TrapEvents: r.TrapEvents, NewURLs: r.NewURLs, Bytes: r.Bytes, Budget: r.Budget, NewFetched: r.NewFetched,

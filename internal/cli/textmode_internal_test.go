@@ -9,11 +9,11 @@ import (
 )
 
 // TestHistoryTrivialAfterFirst: a version stored without a change after the first one (new
-// bytes, same words; or the same page moved between main and whole text) reads "trivial", not
-// "first", which only the first stored version is.
+// bytes, same words; or the same page moved between main and whole text) reads "new bytes, same
+// words", not "new", which only the first stored version is (package outcome).
 func TestHistoryTrivialAfterFirst(t *testing.T) {
 	hist := []store.HistoryEntry{
-		{RunID: 1, Status: 200, Stored: "v1", Current: "v1", TextMode: "fallback"},
+		{RunID: 1, Status: 200, Stored: "v1", Current: "v1", First: true, TextMode: "fallback"},
 		{RunID: 2, Status: 200, Stored: "v2", Current: "v2", TextMode: "main"},
 	}
 	arch, err := archive.Open(t.TempDir())
@@ -25,8 +25,8 @@ func TestHistoryTrivialAfterFirst(t *testing.T) {
 		t.Fatal(err)
 	}
 	lines := strings.Split(b.String(), "\n")
-	if len(lines) < 4 || !strings.Contains(lines[2], "first") || !strings.Contains(lines[3], "trivial") {
-		t.Errorf("history:\n%s\nwant the first version \"first\" and the second \"trivial\"", b.String())
+	if len(lines) < 4 || !strings.Contains(lines[2], "  new  ") || !strings.Contains(lines[3], "new bytes, same words") {
+		t.Errorf("history:\n%s\nwant the first version \"new\" and the second \"new bytes, same words\"", b.String())
 	}
 	b.Reset()
 	if err := printHistory(&b, arch, "https://a.example/", hist, true); err != nil {

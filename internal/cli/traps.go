@@ -311,7 +311,8 @@ func printTrapReport(a *app, reps []*domainReport) error {
 			fmt.Fprintf(w, "   %6d URLs like %s\n", s.URLs, s.Shape)
 		}
 		if r.Suggestion != "" {
-			fmt.Fprintf(w, "   suggested filter (add to the all = [ … ] list of [filter]):\n     %s\n", r.Suggestion)
+			fmt.Fprintf(w, "   suggested filter: add it to the all = [ … ] list of [filter], or start one with it; the default rule\n"+
+				"   still applies unless [filter] says extends = \"none\" (strata config check shows the effective filter):\n     %s\n", r.Suggestion)
 		}
 	}
 	return nil

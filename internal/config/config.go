@@ -21,6 +21,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pelletier/go-toml/v2"
 	"github.com/spf13/pflag"
 	"github.com/spf13/viper"
 
@@ -125,7 +126,9 @@ type Config struct {
 	}
 
 	// Filter decides which URLs strata crawls: the [filter] table compiled, or filter.Default().
-	Filter filter.Filter
+	Filter     filter.Filter
+	filter     *filter.Table  // the [filter] table built, nil without one
+	filterTree map[string]any // the [filter] table as read, for config check
 
 	// Warnings are one line each about the environment that Load ignored: STRATA_ variables that
 	// name no setting, and settings' variables set to an empty value. The command line logs them.
@@ -450,12 +453,21 @@ func Load(opts Options) (*Config, error) {
 	}
 	cfg.Filter = filter.Default()
 	if file != "" && v.InConfig(filterKey) {
-		f, err := filter.FromConfig(v.Get(filterKey), filterKey)
+		tree := v.Get(filterKey)
+		t, err := filter.FromTable(tree, filterKey)
 		if err != nil {
 			return nil, fmt.Errorf("%w: %s: %v", ErrInvalid, cfg.File, err)
 		}
-		cfg.Filter = f
+		cfg.Filter, cfg.filter = t.Filter, t
+		cfg.filterTree, _ = tree.(map[string]any)
 		cfg.sources[filterKey] = "file"
+		if t.Implied && t.Extends == filter.BaseDefault {
+			// A change of meaning for a table written before extends existed, and a question a
+			// pasted rule leaves open: said once per command until the file answers it.
+			cfg.Warnings = append(cfg.Warnings, fmt.Sprintf(`[filter] in %s has no extends key and no default = true: `+
+				`its rules narrow the default rule (extends = "default"); write extends = "default" to keep that, `+
+				`or extends = "none" for its rules alone (strata config check shows the effective filter)`, cfg.File))
+		}
 	}
 	return cfg, nil
 }
@@ -495,6 +507,15 @@ func readFile(v *viper.Viper, file string) error {
 	}
 	// Editors on Windows start UTF-8 files with a byte-order mark, which TOML parsers refuse.
 	data = bytes.TrimPrefix(data, []byte("\uFEFF"))
+	// viper's error for a syntax error carries no position; go-toml's does, and viper reads the file
+	// with go-toml after this, so the file is parsed here first to report where it goes wrong.
+	var probe map[string]any
+	var de *toml.DecodeError
+	if err := toml.Unmarshal(data, &probe); errors.As(err, &de) {
+		row, col := de.Position()
+		return fmt.Errorf("%w: %s:%d:%d: not valid TOML: %s", ErrInvalid, file, row, col,
+			oneLine(strings.TrimPrefix(de.Error(), "toml: ")))
+	}
 	if err := v.ReadConfig(bytes.NewReader(data)); err != nil {
 		return fmt.Errorf("%w: %s: not valid TOML: %s", ErrInvalid, file, oneLine(err.Error()))
 	}

@@ -196,6 +196,35 @@ func TestLoadErrors(t *testing.T) {
 	}
 }
 
+// TestSyntaxErrorPosition: a TOML syntax error says file:line:col and what is wrong, so an editor
+// can jump to it; a byte-order mark does not shift the columns of the first line.
+func TestSyntaxErrorPosition(t *testing.T) {
+	tests := []struct {
+		name, toml, where, what string
+	}{
+		{"unclosed table name", "[crawl\nworkers = 3\n", ":1:7: ", "expected ']' to close table name"},
+		{"missing value", "[crawl]\nworkers = \n", ":2:11: ", "at start of value"},
+		{"newline in a string", "[crawl]\nuser_agent = \"abc\n", ":2:18: ", "basic strings cannot have new lines"},
+		{"duplicate key", "[crawl]\nworkers = 3\nworkers = 4\n", ":3:1: ", "key workers is already defined"},
+		{"two values", "[crawl]\nworkers = 3 4\n", ":2:13: ", "expected newline"},
+		{"deep in a filter", "[filter]\nall = [ { default = true }, { not = { host = \"a\" } ]\n", ":2:52: ", "after inline table key-value"},
+		{"after a byte-order mark", "\uFEFF[crawl\n", ":1:7: ", "expected ']'"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			file := writeFile(t, t.TempDir(), "strata.toml", tt.toml)
+			_, err := config.Load(config.Options{File: file, WorkDir: t.TempDir(), Getenv: func(string) string { return "" }})
+			if err == nil || !errors.Is(err, config.ErrInvalid) {
+				t.Fatalf("Load: %v, want an invalid configuration", err)
+			}
+			msg := err.Error()
+			if !strings.Contains(msg, file+tt.where+"not valid TOML: ") || !strings.Contains(msg, tt.what) || strings.Contains(msg, "\n") {
+				t.Errorf("error %q; want one line with %s%snot valid TOML: …%s", msg, file, tt.where, tt.what)
+			}
+		})
+	}
+}
+
 // TestEnvWarnings checks that a STRATA_ variable naming no setting, and a setting's variable set to
 // the empty value, each get one warning line naming the variable (and, for a typo, the setting meant),
 // while the variables strata's own test suite reads and correct ones get none.
@@ -384,8 +413,11 @@ func TestExampleFilters(t *testing.T) {
 	}
 	for i, block := range blocks {
 		f := writeFile(t, t.TempDir(), "example.toml", block+"\n")
-		if _, err := config.Load(config.Options{File: f, Getenv: noEnv}); err != nil {
+		cfg, err := config.Load(config.Options{File: f, Getenv: noEnv})
+		if err != nil {
 			t.Errorf("example %d does not load: %v\n%s", i+1, err, block)
+		} else if len(cfg.Warnings) > 0 {
+			t.Errorf("example %d loads with warnings: %q", i+1, cfg.Warnings)
 		}
 	}
 }

@@ -1,11 +1,16 @@
 package config
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/pelletier/go-toml/v2"
+
+	"github.com/strata-crawler/strata/filter"
 )
 
 // WriteTOML writes the effective configuration as TOML that strata can read back, with a comment on
@@ -26,8 +31,57 @@ func (c *Config) WriteTOML(w io.Writer) error {
 		}
 		fmt.Fprintf(&b, "%-16s = %-40s # %s\n", name, formatValue(f.ptr(c)), c.Source(f.key))
 	}
+	if err := c.writeFilter(&b); err != nil {
+		return err
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeFilter writes the effective [filter]: what the file's table extends and why, its rules, and
+// the default rule spelled out wherever it applies.
+func (c *Config) writeFilter(b *strings.Builder) error {
+	b.WriteString("\n[filter]\n")
+	extends := filter.BaseDefault
+	switch t := c.filter; {
+	case t == nil:
+		fmt.Fprintf(b, "%-16s = %-40s # default: no [filter] table\n", "default", "true")
+	default:
+		extends = t.Extends
+		why := "file"
+		if t.Implied && extends == filter.BaseNone {
+			why = "implied: the table places default = true itself"
+		} else if t.Implied {
+			why = "implied: the table names neither extends nor default = true"
+		}
+		fmt.Fprintf(b, "%-16s = %-40s # %s\n", "extends", strconv.Quote(string(extends)), why)
+		rules := make(map[string]any, len(c.filterTree))
+		for k, v := range c.filterTree {
+			if k != "extends" {
+				rules[k] = v
+			}
+		}
+		if len(rules) > 0 {
+			var enc bytes.Buffer
+			e := toml.NewEncoder(&enc)
+			e.SetTablesInline(true)
+			if err := e.Encode(rules); err != nil {
+				return fmt.Errorf("config check: write the [filter] table: %w", err)
+			}
+			b.WriteString(enc.String())
+		}
+	}
+	if extends == filter.BaseDefault {
+		b.WriteString("# A URL is crawled when the default rule accepts it")
+		if c.filter != nil {
+			b.WriteString(" and so do the rules above")
+		}
+		b.WriteString(". The default rule (default = true) is, in this order:\n")
+		for _, line := range strings.Split(filter.DefaultTOML, "\n") {
+			fmt.Fprintf(b, "#   %s\n", line)
+		}
+	}
+	return nil
 }
 
 // WriteExample writes a commented configuration file with every key at its default value: the text
@@ -65,9 +119,13 @@ func WriteExample(w io.Writer) error {
 // A test un-comments each block and loads it, so the examples cannot rot.
 const filterExamples = `
 # [filter]: which URLs strata crawls (Bouras et al., section 4). Without a [filter] table the
-# default applies: http(s) only, the seeds' registrable domains only, no images, documents, media,
-# archives, scripts or fonts, tracking and session parameters stripped, at most 2,048 bytes, no
-# looping paths. A filter is a table with one filter key (or several, which must all accept);
+# default rule applies: http(s) only, the seeds' registrable domains only, no images, documents,
+# media, archives, scripts or fonts, tracking and session parameters stripped, at most 2,048 bytes,
+# no looping paths. A [filter] table's rules narrow the default rule (extends = "default": a URL is
+# crawled when both accept it) or replace it (extends = "none"); without extends, a table that
+# names default = true somewhere has placed the default rule itself, and any other table extends it
+# (with a warning until the key is written). strata config check prints the effective filter.
+# A filter is a table with one filter key (or several, which must all accept);
 # all = [...], any = [...] and not = {...} nest to any depth; name = "..." labels a filter in
 # strata filter test's reasons. Keys: scheme, host, domain, suffix, seed_domains, prefix,
 # path_glob, path_regex, url_regex, deny_extensions, query = { strip, reject, max_params },
@@ -77,8 +135,8 @@ const filterExamples = `
 #
 # Example 1: one university's site, without its calendars, search, print and login pages.
 #[filter]
+#extends = "default"
 #all = [
-#  { default = true },
 #  { domain = "example.edu" },
 #  { name = "traps", not = { any = [
 #      { path_glob = ["/calendar/**", "/events/*/day/**", "/search/**"] },
@@ -94,7 +152,7 @@ const filterExamples = `
 # Example 2: a set of news sites without their event calendars and print views (several keys in
 # one table must all accept).
 #[filter]
-#default = true
+#extends = "default"
 #domain = ["bbc.co.uk", "theguardian.com", "lemonde.fr", "spiegel.de"]
 #query = { max_params = 3 }
 #not = { any = [
@@ -107,8 +165,10 @@ const filterExamples = `
 #] }
 #
 # Example 3: the whole UK academic web (ac.uk is a public suffix, hence suffix, not domain),
-# shallow, without session ids or calendar exports (.ics), leaving webmail and learning platforms alone.
+# shallow, without session ids or calendar exports (.ics), leaving webmail and learning platforms
+# alone. It goes beyond the seeds' domains, so it replaces the default rule.
 #[filter]
+#extends = "none"
 #all = [
 #  { scheme = ["http", "https"] },
 #  { suffix = "ac.uk" },

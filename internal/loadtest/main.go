@@ -33,6 +33,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 	"time"
@@ -160,7 +161,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 type measurement struct {
 	name   string
 	wall   time.Duration // the crawler's process, start to exit
-	usage  *syscall.Rusage
+	usage  usage
 	served testweb.LoadStats
 	urls   int    // URLs in strata's table afterwards (the frontier); 0 for colly
 	note   string // the crawler's own summary
@@ -168,16 +169,19 @@ type measurement struct {
 
 func (m *measurement) print(w io.Writer, o options) {
 	window := m.served.Last.Sub(m.served.First)
-	user, sys := tv(m.usage.Utime), tv(m.usage.Stime)
+	user, sys := m.usage.user, m.usage.sys
 	pages := float64(m.served.Pages)
 	rate := pages / window.Seconds()
 	fmt.Fprintf(w, "%s: %d pages, %d robots.txt, %d other, %d connections, %d overlapping requests\n",
 		m.name, m.served.Pages, m.served.Robots, m.served.Other, m.served.Conns, m.served.Overlaps)
 	fmt.Fprintf(w, "%s: %.0f pages/s (%v from first request to last response; process %v)\n",
 		m.name, rate, window.Round(time.Millisecond), m.wall.Round(time.Millisecond))
-	fmt.Fprintf(w, "%s: CPU %.2f s per 1,000 pages (user %v, sys %v), peak RSS %.0f MB\n",
-		m.name, (user+sys).Seconds()/pages*1000, user.Round(time.Millisecond), sys.Round(time.Millisecond),
-		float64(m.usage.Maxrss)/1024) // ru_maxrss is in KiB on Linux
+	rss := "unknown on " + runtime.GOOS
+	if m.usage.maxRSS > 0 {
+		rss = fmt.Sprintf("%.0f MB", float64(m.usage.maxRSS)/(1<<20))
+	}
+	fmt.Fprintf(w, "%s: CPU %.2f s per 1,000 pages (user %v, sys %v), peak RSS %s\n",
+		m.name, (user+sys).Seconds()/pages*1000, user.Round(time.Millisecond), sys.Round(time.Millisecond), rss)
 	if o.delay > 0 {
 		bound := float64(o.hosts) / o.delay.Seconds()
 		fmt.Fprintf(w, "%s: %.1f %% of the politeness bound (%d hosts / %v = %.0f pages/s)\n",
@@ -272,7 +276,7 @@ delay_factor = 1.0
 	if err != nil && !(o.maxDuration > 0 && ps != nil) { // a stopped crawl exits non-zero
 		return nil, err
 	}
-	m := &measurement{name: "strata", wall: wall, usage: ps.SysUsage().(*syscall.Rusage)}
+	m := &measurement{name: "strata", wall: wall, usage: usageOf(ps)}
 	m.note = lastLine(filepath.Join(dir, "crawl.out"))
 	if crawlCtx.Err() != nil && ctx.Err() == nil {
 		m.note = fmt.Sprintf("did not stop at --max-duration %v: interrupted after %v (%s)", o.maxDuration, wall.Round(time.Second), ps)
@@ -306,8 +310,19 @@ func measureColly(ctx context.Context, o options, dir, seeds string) (*measureme
 	if err != nil {
 		return nil, err
 	}
-	return &measurement{name: "colly", wall: wall, usage: ps.SysUsage().(*syscall.Rusage),
+	return &measurement{name: "colly", wall: wall, usage: usageOf(ps),
 		note: lastLine(filepath.Join(dir, "colly.out"))}, nil
+}
+
+// usage is what a finished process used: CPU time, and its peak resident set in bytes where the
+// platform reports it (0 otherwise).
+type usage struct {
+	user, sys time.Duration
+	maxRSS    int64
+}
+
+func usageOf(ps *os.ProcessState) usage {
+	return usage{user: ps.UserTime(), sys: ps.SystemTime(), maxRSS: peakRSS(ps)}
 }
 
 // runCmd runs name in dir with its output in dir/label.out and dir/label.err, and returns its
@@ -370,24 +385,6 @@ func runChild(ctx context.Context, o options, stdout io.Writer) error {
 	return err
 }
 
-// raiseNoFile raises the open-file limit to at least need, for this process and the crawlers it
-// starts (they inherit it). The hard limit is raised only if it is below need, which takes root.
-func raiseNoFile(need uint64) error {
-	var l syscall.Rlimit
-	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &l); err != nil {
-		return fmt.Errorf("open-file limit: %w", err)
-	}
-	if l.Cur >= need {
-		return nil
-	}
-	l.Cur = need
-	l.Max = max(l.Max, need)
-	if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &l); err != nil {
-		return fmt.Errorf("raise the open-file limit to %d (ulimit -n; the web needs one per host and some): %w", need, err)
-	}
-	return nil
-}
-
 func lastLine(name string) string {
 	b, err := os.ReadFile(name)
 	if err != nil {
@@ -395,8 +392,4 @@ func lastLine(name string) string {
 	}
 	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
 	return lines[len(lines)-1]
-}
-
-func tv(t syscall.Timeval) time.Duration {
-	return time.Duration(t.Sec)*time.Second + time.Duration(t.Usec)*time.Microsecond
 }

@@ -246,6 +246,10 @@ func buildFixture(t testing.TB, dir string) *fixture {
 			r.Gone = 1
 		}
 		r.EndedAt = clock
+		// The run's outcome counts, as a crawl records them.
+		c, err := w.RunOutcomes(ctx, id)
+		must(err)
+		r.SetOutcomes(c)
 		must(w.FinishRun(ctx, r))
 		must(w.SaveRunDomains(ctx, id, []store.RunDomain{{Domain: "news.example", Fetched: r.Fetched, Changed: r.Changed}}))
 	}

@@ -11,6 +11,7 @@ import (
 	"strconv"
 
 	"github.com/strata-crawler/strata/archive"
+	fetchoutcome "github.com/strata-crawler/strata/internal/outcome"
 	"github.com/strata-crawler/strata/internal/store"
 )
 
@@ -75,7 +76,6 @@ type pageData struct {
 	Events     []store.PageEvent // new, gone, unlinked, the newest first
 	Rate       string            // the change rate in words
 	Observed   string            // how many of the recent fetches found a change
-	First      int64             // the page's first stored version, 0 if not among those listed
 	Timeline   Chart
 	Fetches    []store.Fetch
 	NextFetch  string
@@ -129,9 +129,6 @@ func (s *Server) pageView(r *http.Request) (*view, error) {
 	d.Observed = observed(recent)
 	if d.Events, err = s.opts.DB.URLEvents(ctx, h.Info.ID, 20); err != nil {
 		return nil, err
-	}
-	if n := len(h.Versions); n > 0 && n < versionsListed {
-		d.First = h.Versions[n-1].ID
 	}
 	if d.Out, err = s.opts.DB.LinksOut(ctx, h.Info.ID, "", linksOnPage+1); err != nil {
 		return nil, err
@@ -254,25 +251,17 @@ func observed(newestFirst []store.Fetch) string {
 	return fmt.Sprintf("changed at %d of its last %d usable fetches", changed, usable)
 }
 
-// outcome says in words what one fetch found.
+// outcome says in words what one fetch found, as strata history does (package outcome), with the
+// error recorded, if any.
 func outcome(f store.Fetch) string {
-	switch {
-	case f.Changed && f.Magnitude >= 0:
-		return "changed " + fmtPercent(f.Magnitude)
-	case f.Changed:
-		return "changed"
-	case f.Path != "" && f.Status > 0:
-		return "first version" // or new bytes with the same words: a date moved
-	case f.NotModified:
-		return "not modified (304)"
+	label := fetchoutcome.Label(f.Facts(), f.Magnitude)
+	switch k := fetchoutcome.Of(f.Facts()); {
+	case f.Error == "" || k == fetchoutcome.New || k == fetchoutcome.Changed || f.Facts().Trivial():
+		return label
 	case f.Status == 0:
 		return "no answer: " + f.Error
-	case f.Error != "":
-		return fmt.Sprintf("%d: %s", f.Status, f.Error)
-	case f.Status == 200:
-		return "unchanged"
 	}
-	return fmt.Sprintf("HTTP %d", f.Status)
+	return label + ": " + f.Error
 }
 
 // rateWords puts an estimated change rate (changes per run) in words.

@@ -25,6 +25,7 @@ var funcs = template.FuncMap{
 	"httpcode": httpStatus,
 	"plink":    func(id int64, title, url string) pageLink { return pageLink{id, title, url} },
 	"lines":    func(s string) int { return strings.Count(strings.TrimSuffix(s, "\n"), "\n") + 1 },
+	"outcome":  outcome,
 }
 
 // pageLink is what the pagelink template shows of a page in a list: its title, and its URL.

@@ -37,8 +37,9 @@ type runRow struct {
 }
 
 var runSeries = []Series{
+	{"new", "s-new"},
 	{"changed", "s-changed"},
-	{"unchanged", "s-same"},
+	{"unchanged or 304", "s-same"},
 	{"404 or 410", "s-404"},
 	{"errors", "s-error"},
 	{"not due (fr)", "s-fr"},
@@ -78,17 +79,17 @@ func (s *Server) runs(r *http.Request) (*view, error) {
 		nf := run.Pages.NotFound
 		// oldest on the left, as time runs
 		cols[len(runs)-1-i] = Column{
-			Values: []float64{float64(run.Changed), float64(run.Unchanged + run.NotModified), float64(nf), float64(run.Errors),
-				float64(run.SkippedFr), float64(run.SkippedSelective)},
+			Values: []float64{float64(run.New), float64(run.Changed), float64(run.Unchanged + run.NotModified), float64(nf),
+				float64(run.Errors), float64(run.SkippedFr), float64(run.SkippedSelective)},
 			Href: fmt.Sprintf("/changes?run=%d", run.ID),
-			Title: fmt.Sprintf("run %d, %s: %d fetched, %d changed, %d unchanged, %d answered 404 or 410, %d errors, %d not due, %d skipped",
-				run.ID, fmtTime(run.StartedAt), run.Fetched, run.Changed, run.Unchanged+run.NotModified, nf, run.Errors,
+			Title: fmt.Sprintf("run %d, %s: %d fetched, %d new, %d changed, %d unchanged, %d not modified, %d answered 404 or 410, %d errors, %d not due, %d skipped",
+				run.ID, fmtTime(run.StartedAt), run.Fetched, run.New, run.Changed, run.Unchanged, run.NotModified, nf, run.Errors,
 				run.SkippedFr, run.SkippedSelective),
 			Date: run.StartedAt,
 			Skip: run.Fetched == 0,
 		}
 	}
-	d.Chart = StackedBars("pages per run: changed, unchanged, 404, errors, not due and skipped", 760, 170, runSeries, cols, 0, count)
+	d.Chart = StackedBars("pages per run: new, changed, unchanged, 404, errors, not due and skipped", 760, 170, runSeries, cols, 0, count)
 	return &view{Template: "runs", Title: "Runs", Nav: "runs", Data: d, Crumbs: []Crumb{{"Runs", ""}}, Feed: "/feed.atom"}, nil
 }
 

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/strata-crawler/strata/internal/outcome"
 )
 
 // Countdown starts a run the paper's way: every active URL with fr > 0 moves one run closer to being
@@ -35,6 +37,9 @@ func (db *DB) Countdown(ctx context.Context) (due, waiting int, err error) {
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE urls SET due_tick = ? WHERE state = 'active' AND last_status = 404 AND due_tick > ?`,
 			tick, tick); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE urls SET due_tick = ?1 WHERE `+snapshotDue+` AND due_tick > ?1`, tick); err != nil {
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO due (host, prio, level, id)
@@ -397,6 +402,8 @@ type Candidate struct {
 	// or feed gave, the site's clock at our last fetch, and our last fetch.
 	HintLastMod         string
 	SiteDate, LastFetch time.Time
+	// Snapshot says its seed asks for every page every run (strata seed add --snapshot).
+	Snapshot bool
 }
 
 // NextCandidates calls fn for at most n known, active URLs that are not due yet — those whose turn
@@ -404,7 +411,7 @@ type Candidate struct {
 // forward when it has budget left and nothing due.
 func (db *DB) NextCandidates(ctx context.Context, runStart time.Time, n int, fn func(Candidate) error) error {
 	rows, err := db.sql.QueryContext(ctx, `SELECT urls.id, url, urls.host, urls.level, date IS NULL, fr_max, coalesce(change_rate, -1),
-		weight, recent, hint_lastmod, site_date, date
+		weight, recent, hint_lastmod, site_date, date, root_id IN `+snapshotRoots+`
 		FROM urls WHERE state = 'active' AND due_tick > 0 AND due_tick > `+tickNow+` AND date IS NOT NULL AND date < ?
 		ORDER BY due_tick, id LIMIT ?`, formatTime(runStart), n)
 	if err != nil {
@@ -417,7 +424,7 @@ func (db *DB) NextCandidates(ctx context.Context, runStart time.Time, n int, fn 
 // rule — in id order.
 func (db *DB) DueCandidates(ctx context.Context, run int64, fn func(Candidate) error) error {
 	rows, err := db.sql.QueryContext(ctx, `SELECT urls.id, url, urls.host, urls.level, date IS NULL, fr_max, coalesce(change_rate, -1),
-		weight, recent, hint_lastmod, site_date, date
+		weight, recent, hint_lastmod, site_date, date, root_id IN `+snapshotRoots+`
 		FROM due d CROSS JOIN urls ON urls.id = d.id WHERE skipped_run IS NULL OR skipped_run <> ? ORDER BY urls.id`, run)
 	if err != nil {
 		return fmt.Errorf("due candidates: %w", err)
@@ -425,14 +432,14 @@ func (db *DB) DueCandidates(ctx context.Context, run int64, fn func(Candidate) e
 	return scanCandidates(rows, fn)
 }
 
-// scanCandidates reads the rows of DueCandidates' query.
+// scanCandidates reads the rows of DueCandidates' and NextCandidates' queries.
 func scanCandidates(rows *sql.Rows, fn func(Candidate) error) error {
 	defer rows.Close()
 	for rows.Next() {
 		var c Candidate
 		var blob []byte
 		var hint, siteDate, date sql.NullString
-		if err := rows.Scan(&c.ID, &c.URL, &c.Host, &c.Level, &c.New, &c.FrMax, &c.Rate, &c.Weight, &blob, &hint, &siteDate, &date); err != nil {
+		if err := rows.Scan(&c.ID, &c.URL, &c.Host, &c.Level, &c.New, &c.FrMax, &c.Rate, &c.Weight, &blob, &hint, &siteDate, &date, &c.Snapshot); err != nil {
 			return fmt.Errorf("due candidates: %w", err)
 		}
 		recs, err := decodeRecent(blob)
@@ -735,32 +742,44 @@ func (db *DB) Enqueue(ctx context.Context, u NewURL, runStart time.Time) (id int
 }
 
 // CloseStaleRuns marks runs left 'running' by a process that died as 'interrupted', filling in the
-// counts that can be rebuilt from their fetches, and returns them. The caller holds the run lock, so
-// no run is live.
+// counts that can be rebuilt from their fetches (the outcomes, as RunOutcomes counts them for a run
+// that ends), and returns them. The caller holds the run lock, so no run is live.
 func (db *DB) CloseStaleRuns(ctx context.Context) ([]Run, error) {
 	rows, err := db.sql.QueryContext(ctx, `UPDATE runs SET status = 'interrupted',
 		ended_at = coalesce((SELECT max(fetched_at) FROM fetches WHERE run_id = runs.id), started_at),
-		fetched = (SELECT count(*) FROM fetches WHERE run_id = runs.id AND status > 0),
-		changed = (SELECT count(*) FROM fetches WHERE run_id = runs.id AND changed),
-		not_modified = (SELECT count(*) FROM fetches WHERE run_id = runs.id AND not_modified),
-		errors = (SELECT count(*) FROM fetches WHERE run_id = runs.id AND error IS NOT NULL),
-		not_found = (SELECT count(*) FROM fetches WHERE run_id = runs.id AND status IN (404, 410)),
 		gone = (SELECT count(*) FROM fetches f JOIN urls u ON u.id = f.url_id WHERE f.run_id = runs.id
 			AND f.status IN (404, 410) AND u.state = 'gone' AND f.id = (SELECT max(g.id) FROM fetches g WHERE g.url_id = f.url_id))
 		WHERE status = 'running' RETURNING `+runColumns)
 	if err != nil {
 		return nil, fmt.Errorf("close stale runs: %w", err)
 	}
-	defer rows.Close()
 	var out []Run
 	for rows.Next() {
 		r, err := scanRun(rows)
 		if err != nil {
+			rows.Close()
 			return nil, fmt.Errorf("close stale runs: %w", err)
 		}
 		out = append(out, r)
 	}
-	return out, rows.Err()
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("close stale runs: %w", err)
+	}
+	for i := range out {
+		r := &out[i]
+		c, err := db.RunOutcomes(ctx, r.ID)
+		if err != nil {
+			return nil, err
+		}
+		r.SetOutcomes(c)
+		if _, err := db.sql.ExecContext(ctx, `UPDATE runs SET fetched = ?, new = ?, changed = ?, unchanged = ?,
+			not_modified = ?, errors = ?, not_found = ? WHERE id = ?`,
+			r.Fetched, r.New, r.Changed, r.Unchanged, r.NotModified, r.Errors, r.NotFound, r.ID); err != nil {
+			return nil, fmt.Errorf("close stale run %d: %w", r.ID, err)
+		}
+	}
+	return out, nil
 }
 
 // HasArchivePath reports whether a fetch records the version at rel.
@@ -779,14 +798,13 @@ func (db *DB) HasArchivePath(ctx context.Context, rel string) (bool, error) {
 // ManifestEntry is one page crawled in a run, for the run's manifest.
 type ManifestEntry struct {
 	URL     string
-	Outcome string // new, changed, unchanged, not_modified, redirect, error, http_<status>
+	Outcome string // the fetch's outcome.Kind (new, changed, unchanged, not_modified, not_found, redirect, error), or http_<status> for another status
 	Current string // archive path of the page's current version, "" if none
 }
 
 // RunManifest lists the pages crawled in a run, in the order they were crawled.
 func (db *DB) RunManifest(ctx context.Context, runID int64) ([]ManifestEntry, error) {
-	rows, err := db.sql.QueryContext(ctx, `SELECT u.url, f.status, f.changed, f.not_modified, f.error IS NOT NULL,
-		f.archive_path IS NOT NULL,
+	rows, err := db.sql.QueryContext(ctx, `SELECT u.url, `+factsOf("f")+`,
 		(SELECT g.archive_path FROM fetches g WHERE g.url_id = f.url_id AND g.archive_path IS NOT NULL AND g.id <= f.id
 		 ORDER BY g.id DESC LIMIT 1)
 		FROM fetches f JOIN urls u ON u.id = f.url_id WHERE f.run_id = ? ORDER BY f.id`, runID)
@@ -797,28 +815,15 @@ func (db *DB) RunManifest(ctx context.Context, runID int64) ([]ManifestEntry, er
 	var out []ManifestEntry
 	for rows.Next() {
 		var e ManifestEntry
-		var status int
-		var changed, notModified, failed, stored bool
+		var f outcome.Fetch
 		var current sql.NullString
-		if err := rows.Scan(&e.URL, &status, &changed, &notModified, &failed, &stored, &current); err != nil {
+		if err := rows.Scan(append(append([]any{&e.URL}, factDests(&f)...), &current)...); err != nil {
 			return nil, fmt.Errorf("manifest of run %d: %w", runID, err)
 		}
 		e.Current = current.String
-		switch {
-		case stored && changed:
-			e.Outcome = "changed"
-		case stored:
-			e.Outcome = "new"
-		case notModified:
-			e.Outcome = "not_modified"
-		case status >= 300 && status < 400:
-			e.Outcome = "redirect"
-		case status == 0 || status >= 500 || failed && status == 200:
-			e.Outcome = "error"
-		case status == 200:
-			e.Outcome = "unchanged"
-		default:
-			e.Outcome = fmt.Sprintf("http_%d", status)
+		e.Outcome = string(outcome.Of(f))
+		if outcome.Of(f) == outcome.Other {
+			e.Outcome = fmt.Sprintf("http_%d", f.Status)
 		}
 		out = append(out, e)
 	}
@@ -886,6 +891,8 @@ type URLInfo struct {
 	HintLastMod string
 	HintSource  string
 	Origin      string // scheme://host[:port]
+	// Snapshot says the page's seed asks for every page every run (strata seed add --snapshot).
+	Snapshot bool
 }
 
 // URLInfo returns the row of url (normalised), or an error wrapping ErrNotFound.
@@ -896,11 +903,12 @@ func (db *DB) URLInfo(ctx context.Context, url string) (*URLInfo, error) {
 	var parentID, skippedRun sql.NullInt64
 	err := db.sql.QueryRowContext(ctx, `SELECT u.id, u.url, u.state, u.level, `+frOf("u.due_tick")+`, u.fr_max, u.threshold, u.is_seed, u.date,
 		u.skips, u.skipped_run, s.url, u.parent_id, p.url, coalesce(u.change_rate, -1), u.rate_bucket,
-		u.release_days, u.weight, u.priority, u.site_date, u.hint_lastmod, coalesce(u.hint_source, '')
+		u.release_days, u.weight, u.priority, u.site_date, u.hint_lastmod, coalesce(u.hint_source, ''),
+		u.root_id IN `+snapshotRoots+`
 		FROM urls u LEFT JOIN urls p ON p.id = u.parent_id LEFT JOIN urls s ON s.id = u.skipped_by WHERE u.url = ?`, url).
 		Scan(&in.ID, &in.URL, &in.State, &in.Level, &in.Fr, &in.FrMax, &in.Threshold, &in.IsSeed, &date, &in.Skips,
 			&skippedRun, &skipper, &parentID, &parent, &in.ChangeRate, &in.RateBucket,
-			&in.ReleaseDays, &in.Weight, &in.Priority, &siteDate, &hint, &in.HintSource)
+			&in.ReleaseDays, &in.Weight, &in.Priority, &siteDate, &hint, &in.HintSource, &in.Snapshot)
 	in.ParentID, in.ParentURL = parentID.Int64, parent.String
 	in.SkippedRun, in.SkippedBy = skippedRun.Int64, skipper.String
 	if errors.Is(err, sql.ErrNoRows) {

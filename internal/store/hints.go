@@ -122,6 +122,7 @@ type HintedURL struct {
 	SiteDate time.Time // the site's clock at our last fetch; zero if never fetched or no Date
 	Fetched  bool      // fetched at least once
 	NotFound bool      // its last answer was 404: due every run until it answers or is gone
+	Snapshot bool      // its seed asks for every page every run: no hint spares a fetch
 }
 
 // ApplyHints stores each hint's date on its URL (source "sitemap" or "feed") and returns the known
@@ -129,7 +130,8 @@ type HintedURL struct {
 func (db *DB) ApplyHints(ctx context.Context, source string, hints []Hint) (known []HintedURL, unknown []string, err error) {
 	err = db.inTx(ctx, func(tx *sql.Tx) error {
 		st, err := tx.PrepareContext(ctx, `UPDATE urls SET hint_lastmod = coalesce(?1, hint_lastmod), hint_source = ?2
-			WHERE url = ?3 RETURNING id, host, state, `+frOf("due_tick")+`, site_date, date IS NOT NULL, last_status IS 404`)
+			WHERE url = ?3 RETURNING id, host, state, `+frOf("due_tick")+`, site_date, date IS NOT NULL, last_status IS 404,
+			root_id IN `+snapshotRoots+``)
 		if err != nil {
 			return err
 		}
@@ -139,7 +141,7 @@ func (db *DB) ApplyHints(ctx context.Context, source string, hints []Hint) (know
 			var u HintedURL
 			var siteDate sql.NullString
 			err := st.QueryRowContext(ctx, nullString(h.LastMod), source, h.URL).
-				Scan(&u.ID, &u.Host, &u.State, &u.Fr, &siteDate, &u.Fetched, &u.NotFound)
+				Scan(&u.ID, &u.Host, &u.State, &u.Fr, &siteDate, &u.Fetched, &u.NotFound, &u.Snapshot)
 			if errors.Is(err, sql.ErrNoRows) {
 				unknown = append(unknown, h.URL)
 				continue

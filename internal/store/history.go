@@ -19,6 +19,7 @@ type HistoryEntry struct {
 	NotModified bool
 	Error       string
 	Stored      string // the version this fetch stored, "" if it stored none
+	First       bool   // Stored is the page's first version
 	Current     string // the version current after this fetch
 	Pruned      bool   // Current's files were removed by archive.keep
 	TextMode    string // how the text was extracted: "main", "full", "fallback"; "" if none was (FetchRecord.TextMode)
@@ -51,6 +52,7 @@ func (db *DB) History(ctx context.Context, url string) ([]HistoryEntry, error) {
 		}
 		h.FetchedAt = parseTime(at)
 		if h.Stored != "" {
+			h.First = current == ""
 			current, pruned = h.Stored, p
 		}
 		h.Current, h.Pruned = current, pruned
@@ -67,6 +69,7 @@ type Version struct {
 	FetchedAt   time.Time
 	ContentHash string
 	Changed     bool // false for the first version
+	First       bool // the page's first stored version
 	Path        string
 }
 
@@ -82,7 +85,8 @@ type VersionFilter struct {
 // database so that memory stays constant however large the archive. fn's error stops the walk and is
 // returned.
 func (db *DB) EachVersion(ctx context.Context, f VersionFilter, fn func(Version) error) error {
-	q := `SELECT f.id, u.url, coalesce(f.run_id, 0), f.fetched_at, coalesce(f.content_hash, ''), f.changed, f.archive_path
+	q := `SELECT f.id, u.url, coalesce(f.run_id, 0), f.fetched_at, coalesce(f.content_hash, ''), f.changed, f.archive_path,
+		` + firstOf("f") + `
 		FROM fetches f JOIN urls u ON u.id = f.url_id WHERE f.archive_path IS NOT NULL AND f.pruned_at IS NULL`
 	var args []any
 	if f.URL != "" {
@@ -109,7 +113,7 @@ func (db *DB) EachVersion(ctx context.Context, f VersionFilter, fn func(Version)
 	for rows.Next() {
 		var v Version
 		var at sql.NullString
-		if err := rows.Scan(&v.FetchID, &v.URL, &v.RunID, &at, &v.ContentHash, &v.Changed, &v.Path); err != nil {
+		if err := rows.Scan(&v.FetchID, &v.URL, &v.RunID, &at, &v.ContentHash, &v.Changed, &v.Path, &v.First); err != nil {
 			return fmt.Errorf("list versions: %w", err)
 		}
 		v.FetchedAt = parseTime(at)

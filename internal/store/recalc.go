@@ -435,7 +435,8 @@ func (db *DB) ForceChildren(ctx context.Context, hub int64, runStart time.Time) 
 // crawled anyway, so no page's record can freeze for ever; a page quiet does not approve — never
 // fetched, fetched once, or changing often — is never skipped, so a skip cannot spread through a
 // site that gave no evidence. A page whose last answer was 404 is never skipped: whether it is gone
-// is learnt by fetching it (see Countdown). Each skipped page records hub as the page that left it
+// is learnt by fetching it (see Countdown); nor is a page below a snapshot seed, which is fetched
+// every run. Each skipped page records hub as the page that left it
 // out. It returns how many it skipped.
 func (db *DB) SkipSubtree(ctx context.Context, hub, run int64, maxSkips int, quiet func([]Record) bool) (int, error) {
 	n := 0
@@ -444,7 +445,8 @@ func (db *DB) SkipSubtree(ctx context.Context, hub, run int64, maxSkips int, qui
 				SELECT id FROM urls WHERE parent_id = ?1
 				UNION SELECT u.id FROM urls u JOIN below b ON u.parent_id = b.id)
 			SELECT id, recent FROM urls WHERE id IN (SELECT id FROM below) AND `+isDue+` AND skips < ?3
-			AND (skipped_run IS NULL OR skipped_run <> ?2) AND last_status IS NOT 404`, hub, run, maxSkips)
+			AND (skipped_run IS NULL OR skipped_run <> ?2) AND last_status IS NOT 404
+			AND root_id NOT IN `+snapshotRoots, hub, run, maxSkips)
 		if err != nil {
 			return err
 		}

@@ -91,7 +91,8 @@ type ReleasePage struct {
 
 // ReleasePages lists the active pages that have release days.
 func (db *DB) ReleasePages(ctx context.Context) ([]ReleasePage, error) {
-	rows, err := db.sql.QueryContext(ctx, `SELECT id, release_days, date FROM urls WHERE release_days <> 0 AND state = 'active'`)
+	rows, err := db.sql.QueryContext(ctx, `SELECT id, release_days, date FROM urls WHERE release_days <> 0 AND state = 'active'
+		AND root_id NOT IN `+snapshotRoots)
 	if err != nil {
 		return nil, fmt.Errorf("list pages with release days: %w", err)
 	}

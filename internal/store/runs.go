@@ -20,13 +20,13 @@ func (db *DB) BeginRun(ctx context.Context, started time.Time, offset time.Durat
 
 // FinishRun stores the end time, final status and counts of run r.ID.
 func (db *DB) FinishRun(ctx context.Context, r Run) error {
-	res, err := db.sql.ExecContext(ctx, `UPDATE runs SET ended_at = ?, status = ?, fetched = ?, changed = ?,
+	res, err := db.sql.ExecContext(ctx, `UPDATE runs SET ended_at = ?, status = ?, fetched = ?, new = ?, changed = ?,
 		unchanged = ?, not_modified = ?, errors = ?, blocked = ?, skipped_fr = ?, skipped_selective = ?,
 		new_urls = ?, bytes = ?, crawl_ms = ?, recalc_ms = ?, links_ms = ?, hubs = ?, hubs_reentered = ?, trap_events = ?,
 		budget = ?, new_fetched = ?, known_fetched = ?, estimated = ?, expected_changes = ?, observed_changes = ?,
 		not_found = ?, gone = ?
 		WHERE id = ?`,
-		formatTime(r.EndedAt), r.Status, r.Fetched, r.Changed, r.Unchanged, r.NotModified, r.Errors, r.Blocked,
+		formatTime(r.EndedAt), r.Status, r.Fetched, r.New, r.Changed, r.Unchanged, r.NotModified, r.Errors, r.Blocked,
 		r.SkippedFr, r.SkippedSelective, r.NewURLs, r.Bytes, r.CrawlTime.Milliseconds(),
 		r.RecalcTime.Milliseconds(), r.LinksTime.Milliseconds(), r.Hubs, r.HubsReentered, r.TrapEvents,
 		r.Budget, r.NewFetched, r.KnownFetched, r.Estimated, r.ExpectedChanges, r.ObservedChanges,

@@ -17,6 +17,10 @@ type NewSeed struct {
 	// Priority weighs the seed's pages in the weighted objective and in the order of a short run
 	// (1 = ordinary); 0 means 1 for a new seed and leaves an existing seed's as it is.
 	Priority float64
+	// Snapshot, when set, turns the seed's snapshot-every-run on or off (see snapshotRoots): every
+	// page below it is fetched in every run, whatever its revisit interval and the selective rule
+	// say. nil leaves an existing seed's as it is, and is off for a new one.
+	Snapshot *bool
 }
 
 // SeedOutcome says what AddSeeds did with one seed.
@@ -70,10 +74,11 @@ func addSeed(ctx context.Context, tx *sql.Tx, s NewSeed, now string) (SeedOutcom
 	if priority <= 0 {
 		priority = 1
 	}
+	snapshot := s.Snapshot != nil && *s.Snapshot
 	err := tx.QueryRowContext(ctx, `
-		INSERT INTO urls (url, host, level, due_tick, fr_max, is_seed, added_at, priority) VALUES (?, ?, ?, 0, ?, 1, ?, ?)
+		INSERT INTO urls (url, host, level, due_tick, fr_max, is_seed, added_at, priority, snapshot) VALUES (?, ?, ?, 0, ?, 1, ?, ?, ?)
 		ON CONFLICT (url) DO NOTHING RETURNING id`,
-		s.URL, s.Host, s.Level, s.FrMax, now, priority).Scan(&id)
+		s.URL, s.Host, s.Level, s.FrMax, now, priority, snapshot).Scan(&id)
 	if err == nil {
 		_, err = tx.ExecContext(ctx, `UPDATE urls SET root_id = id WHERE id = ?`, id)
 		return SeedAdded, err
@@ -95,6 +100,11 @@ func addSeed(ctx context.Context, tx *sql.Tx, s NewSeed, now string) (SeedOutcom
 	if !isSeed {
 		// The user vouches for it: no trap rule holds a seed back.
 		if _, err := tx.ExecContext(ctx, `DELETE FROM trap_holds WHERE url_id = ?`, id); err != nil {
+			return 0, err
+		}
+	}
+	if s.Snapshot != nil {
+		if _, err := tx.ExecContext(ctx, `UPDATE urls SET snapshot = ? WHERE id = ?`, snapshot, id); err != nil {
 			return 0, err
 		}
 	}
@@ -125,13 +135,14 @@ type SeedInfo struct {
 	State       string
 	LastCrawled time.Time // zero if never
 	Pages       int       // URLs in its tree, itself included
+	Snapshot    bool      // every page of its tree is fetched every run
 }
 
 // Seeds lists the active seeds in URL order.
 func (db *DB) Seeds(ctx context.Context) ([]SeedInfo, error) {
 	rows, err := db.sql.QueryContext(ctx, `
 		SELECT s.url, s.level, `+frOf("s.due_tick")+`, s.fr_max, s.state, s.date,
-		       (SELECT count(*) FROM urls t WHERE t.root_id = s.id)
+		       (SELECT count(*) FROM urls t WHERE t.root_id = s.id), s.snapshot
 		FROM urls s WHERE s.is_seed = 1 ORDER BY s.url`)
 	if err != nil {
 		return nil, fmt.Errorf("list seeds: %w", err)
@@ -141,7 +152,7 @@ func (db *DB) Seeds(ctx context.Context) ([]SeedInfo, error) {
 	for rows.Next() {
 		var s SeedInfo
 		var date sql.NullString
-		if err := rows.Scan(&s.URL, &s.Level, &s.Fr, &s.FrMax, &s.State, &date, &s.Pages); err != nil {
+		if err := rows.Scan(&s.URL, &s.Level, &s.Fr, &s.FrMax, &s.State, &date, &s.Pages, &s.Snapshot); err != nil {
 			return nil, fmt.Errorf("list seeds: %w", err)
 		}
 		s.LastCrawled = parseTime(date)
@@ -178,4 +189,15 @@ func (db *DB) RemoveSeed(ctx context.Context, url string) (int, error) {
 		return nil
 	})
 	return n, err
+}
+
+// Active counts the active seeds and the active URLs (seeds included): what a crawl can reach.
+func (db *DB) Active(ctx context.Context) (seeds, urls int, err error) {
+	err = db.sql.QueryRowContext(ctx, `SELECT
+		(SELECT count(*) FROM urls WHERE is_seed = 1 AND state = 'active'),
+		(SELECT count(*) FROM urls WHERE state = 'active')`).Scan(&seeds, &urls)
+	if err != nil {
+		return 0, 0, fmt.Errorf("count the active seeds and URLs: %w", err)
+	}
+	return seeds, urls, nil
 }

@@ -287,16 +287,17 @@ type Fetch struct {
 	Error       string
 	Path        string // the version this fetch stored, "" if none
 	Pruned      bool   // Path's files were removed by archive.keep
+	First       bool   // Path is the page's first version
 }
 
-const fetchColumns = `id, url_id, coalesce(run_id, 0), fetched_at, status, coalesce(size, 0), changed, not_modified,
-	coalesce(magnitude, -1), coalesce(error, ''), coalesce(archive_path, ''), pruned_at IS NOT NULL`
+var fetchColumns = `id, url_id, coalesce(run_id, 0), fetched_at, status, coalesce(size, 0), changed, not_modified,
+	coalesce(magnitude, -1), coalesce(error, ''), coalesce(archive_path, ''), pruned_at IS NOT NULL, ` + firstOf("fetches")
 
 func scanFetch(row interface{ Scan(...any) error }) (Fetch, error) {
 	var f Fetch
 	var at sql.NullString
 	err := row.Scan(&f.ID, &f.URLID, &f.RunID, &at, &f.Status, &f.Size, &f.Changed, &f.NotModified, &f.Magnitude,
-		&f.Error, &f.Path, &f.Pruned)
+		&f.Error, &f.Path, &f.Pruned, &f.First)
 	f.FetchedAt = parseTime(at)
 	return f, err
 }

@@ -12,12 +12,15 @@ var States = []string{"active", "gone", "blocked", "filtered", "removed"}
 
 // Run is one row of the runs table.
 type Run struct {
-	ID                           int64
-	StartedAt, EndedAt           time.Time // EndedAt is zero while the run is going on
-	StartOffset                  time.Duration
-	Status                       string
-	Fetched, Changed, Unchanged  int
-	NotModified, Errors, Blocked int
+	ID                 int64
+	StartedAt, EndedAt time.Time // EndedAt is zero while the run is going on
+	StartOffset        time.Duration
+	Status             string
+	// The counts of the run's fetches by outcome (package outcome): Fetched got a response; New
+	// stored a page's first version, Changed a changed one; Unchanged (new bytes with the same words
+	// included) and NotModified found no change; Errors got no usable answer.
+	Fetched, New, Changed, Unchanged int
+	NotModified, Errors, Blocked     int
 	// NotFound counts the 404 and 410 answers, Gone the pages the run marked gone (a 410, or the
 	// third 404 in a row).
 	NotFound, Gone              int
@@ -79,10 +82,11 @@ func (db *DB) Status(ctx context.Context, recent int) (*Status, error) {
 		return nil, fmt.Errorf("status: %w", err)
 	}
 	// The next run first decrements every fr > 0, so pages with fr <= 1 are due then, and so is
-	// every page whose last answer was 404 (see Countdown).
+	// every page whose last answer was 404 or whose seed asks for a snapshot (see Countdown).
 	err = db.sql.QueryRowContext(ctx, `SELECT
 		(SELECT count(*) FROM urls WHERE state = 'active' AND due_tick <= `+tickNow+` + 1 AND `+notHeld+`) +
-		(SELECT count(*) FROM urls WHERE state = 'active' AND last_status = 404 AND due_tick > `+tickNow+` + 1 AND `+notHeld+`),
+		(SELECT count(*) FROM urls WHERE state = 'active' AND due_tick > `+tickNow+` + 1
+			AND (last_status IS 404 OR `+snapshotDue+`) AND `+notHeld+`),
 		(SELECT count(DISTINCT host) FROM urls WHERE state = 'active'),
 		(SELECT count(*) FROM urls WHERE is_seed = 1),
 		(SELECT count(*) FROM fetches WHERE run_id = (SELECT max(id) FROM runs))`).
@@ -96,7 +100,7 @@ func (db *DB) Status(ctx context.Context, recent int) (*Status, error) {
 	return st, nil
 }
 
-const runColumns = `id, started_at, ended_at, start_offset_ms, status, fetched, changed, unchanged,
+const runColumns = `id, started_at, ended_at, start_offset_ms, status, fetched, new, changed, unchanged,
 	not_modified, errors, blocked, skipped_fr, skipped_selective, new_urls, bytes, crawl_ms, recalc_ms, links_ms,
 	hubs, hubs_reentered, trap_events, budget, new_fetched, known_fetched, estimated, expected_changes, observed_changes,
 	not_found, gone`
@@ -123,7 +127,7 @@ func scanRun(row interface{ Scan(...any) error }) (Run, error) {
 	var r Run
 	var started, ended sql.NullString
 	var offset, crawl, recalc, links int64
-	err := row.Scan(&r.ID, &started, &ended, &offset, &r.Status, &r.Fetched, &r.Changed, &r.Unchanged,
+	err := row.Scan(&r.ID, &started, &ended, &offset, &r.Status, &r.Fetched, &r.New, &r.Changed, &r.Unchanged,
 		&r.NotModified, &r.Errors, &r.Blocked, &r.SkippedFr, &r.SkippedSelective, &r.NewURLs, &r.Bytes,
 		&crawl, &recalc, &links, &r.Hubs, &r.HubsReentered, &r.TrapEvents,
 		&r.Budget, &r.NewFetched, &r.KnownFetched, &r.Estimated, &r.ExpectedChanges, &r.ObservedChanges,
