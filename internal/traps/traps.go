@@ -540,8 +540,10 @@ func shapeSeg(s string) string {
 }
 
 // opaque reports whether s holds a token rather than words and numbers: a run of 16 letters and
-// digits or more, with at least 3 of each (a session id, a hash). release.1.10.html and
-// my-post-2024 are not tokens; (S(8f14e45fceea167a)) is.
+// digits or more, with at least 3 digits and a letter (a session id, a hash). release.1.10.html,
+// my-post-2024 and windows10installation are not tokens; (S(8f14e45fceea167a)) is, and so is
+// (S(823880863bb554280018)): one random hex id in 125 has fewer than three letters, and the pages
+// under such ids must pool with the others of their unit.
 func opaque(s string) bool {
 	run, letters, digits := 0, 0, 0
 	for i := 0; i <= len(s); i++ {
@@ -555,7 +557,7 @@ func opaque(s string) bool {
 				continue
 			}
 		}
-		if run >= 16 && letters >= 3 && digits >= 3 {
+		if run >= 16 && letters >= 1 && digits >= 3 {
 			return true
 		}
 		run, letters, digits = 0, 0, 0

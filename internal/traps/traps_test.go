@@ -34,6 +34,12 @@ func TestShapeAndUnit(t *testing.T) {
 		// A session id in the path is one token, whatever its letters and digits.
 		{"https://a.example/(S(8f14e45fceea167a0001))/shop/item-3.html", "a.example/*/shop/item-N.html", "a.example/*/shop/", true},
 		{"https://a.example/(S(a3c9e0b1d2f4e5a60002))/shop/", "a.example/*/shop/", "a.example/*/shop/", true},
+		// Hex ids with one or two letters are tokens too: 1 in 125 random 20-digit hex ids has
+		// fewer than three, and the pages under them must pool with the others.
+		{"https://a.example/(S(823880863bb554280018))/shop/item-5.html", "a.example/*/shop/item-N.html", "a.example/*/shop/", true},
+		{"https://a.example/(S(14870517832803240064a))/shop/", "a.example/*/shop/", "a.example/*/shop/", true},
+		// A long word with a number in it is not.
+		{"https://a.example/guides/windows10installation.html", "a.example/guides/windowsNinstallation.html", "a.example/guides/", true},
 		// Loops: however the loop was walked, one shape.
 		{"https://a.example/loop/a/b/a/", "a.example/loop/…", "a.example/loop/…", true},
 		{"https://a.example/loop/b/a/a/b/", "a.example/loop/…", "a.example/loop/…", true},
