@@ -35,16 +35,60 @@ const (
 const choCorrection = 0.5
 
 // Interval is what one fetch of a page tells about its changes: the time since the previous
-// successful fetch, in runs, and whether the content changed in that time.
+// successful fetch, in runs, and whether the content changed in that time; and, when the page's
+// server dated its last change (Dated), how long before the fetch that was (Age, in runs).
+//
+// A page's first fetch has no previous one: its interval has Length 0 and tells nothing, unless it
+// is dated — a page that last changed Age runs ago is then a change Age runs ago, as a Poisson
+// process seen at a random moment shows.
 type Interval struct {
-	Length  float64 // runs since the previous successful fetch; intervals <= 0, NaN or ±Inf are ignored
-	Changed bool    // the content differed from the previous successful fetch's
+	Length  float64 // runs since the previous successful fetch; 0 for a first fetch; NaN or ±Inf are ignored
+	Changed bool    // the content differed from the previous successful fetch's (a dated first fetch: true)
+	Dated   bool    // Age is known
+	Age     float64 // runs from the page's last change to the fetch, when Dated
+}
+
+// maxAge bounds the age of a dated change, in runs: a page unchanged for years is as good as
+// static, and its creation date is not a change worth its full weight.
+const maxAge = 365
+
+// evidence reports whether iv tells anything about the page's changes.
+func (iv Interval) evidence() bool {
+	if iv.Dated {
+		return iv.Age >= 0 && !math.IsNaN(iv.Age) && !math.IsInf(iv.Age, 0) && (iv.Length == 0 || usable(iv.Length))
+	}
+	return usable(iv.Length)
+}
+
+// age is the dated change's age, within (0, Length] and at most maxAge: a change dated after
+// the fetch, or before the previous one, is clamped into the interval it was seen in.
+func (iv Interval) age() float64 {
+	a := min(max(iv.Age, 1e-3), maxAge)
+	if iv.Length > 0 {
+		a = min(a, iv.Length)
+	}
+	return a
+}
+
+// logLik is the log-likelihood of iv for a page of Poisson rate lambda: a change dated age runs
+// before the fetch has density λ·e^{−λ·age} (the last change of the interval fell then, none since);
+// an undated change has probability 1 − e^{−λ·I}; no change, e^{−λ·I}.
+func (iv Interval) logLik(lambda float64) float64 {
+	switch {
+	case iv.Dated && iv.Changed:
+		return math.Log(lambda) - lambda*iv.age()
+	case iv.Changed:
+		return math.Log(-math.Expm1(-lambda * iv.Length))
+	default:
+		return -lambda * iv.Length
+	}
 }
 
 // Intervals turns a page's records (oldest first) into the intervals between its successful fetches:
-// failed records are skipped, the first successful record (which has no predecessor) gives no
-// interval, and every later successful record r gives Interval{r.Run − previous.Run, r.Changed}.
-// Records whose Run does not increase give a Length <= 0, which the estimator ignores.
+// failed records are skipped, the first successful record (which has no predecessor) gives an
+// interval only when it is dated (Length 0, a change Age runs before), and every later successful
+// record r gives Interval{r.Run − previous.Run, r.Changed, r.Dated, r.Age}. Records whose Run does
+// not increase give a Length <= 0, which the estimator ignores.
 func Intervals(history []Record) []Interval {
 	var out []Interval
 	prev, seen := int64(0), false
@@ -52,8 +96,11 @@ func Intervals(history []Record) []Interval {
 		if r.Failed {
 			continue
 		}
-		if seen {
-			out = append(out, Interval{Length: float64(r.Run - prev), Changed: r.Changed})
+		switch {
+		case seen:
+			out = append(out, Interval{Length: float64(r.Run - prev), Changed: r.Changed, Dated: r.Dated, Age: r.Age})
+		case r.Dated:
+			out = append(out, Interval{Changed: true, Dated: true, Age: r.Age})
 		}
 		prev, seen = r.Run, true
 	}
@@ -75,6 +122,17 @@ func Intervals(history []Record) []Interval {
 // an unchanged visit, r̂ = −log((X̄ + 0.5) / (n + 0.5)); Estimator does the same for irregular
 // intervals by adding 0.5 · Ī to the right side, where Ī is the mean interval. With equal intervals
 // I = 1/f the root is then exactly Cho's λ̂ = r̂ · f, the estimator Ghodsi et al. use.
+//
+// # Dated changes
+//
+// When the page's server dates its last change (Interval.Dated), a changed interval says more than
+// "at least one change": the last one came Age runs before the fetch, and none since. Its
+// log-likelihood is log λ − λ·Age instead of log(1 − exp(−λI)), so it adds 1/λ to the left side of
+// the score and Age to the right; with dated changes only, the estimate is the number of changes
+// over the time they and the unchanged intervals cover, X / (Σ Age + Σ_unchanged I), the
+// exponential's maximum-likelihood rate. A dated first fetch counts as a change Age runs before it.
+// Cho's half visit is added for the undated intervals only, 0.5 times their mean length: it keeps an
+// estimate from saturating when every undated visit saw a change, which a dated change cannot do.
 //
 // # Shrinkage towards a prior
 //
@@ -153,16 +211,29 @@ func usable(l float64) bool { return l > 0 && !math.IsInf(l, 1) }
 func (e Estimator) Estimate(h []Interval) (lambda float64, ok bool) {
 	lo, hi := e.bounds()
 	prior := positive(e.Prior, 0)
-	n, sum, unchanged := 0, 0.0, 0.0
+	// n counts the intervals, sum their lengths (a dated first fetch: its age), undated the lengths
+	// of the undated ones, which Cho's half visit is for: a dated change needs no correction, its
+	// estimate does not saturate.
+	n, sum, unchanged, dated := 0, 0.0, 0.0, 0.0
+	nUndated, undated := 0, 0.0
 	for _, iv := range h {
-		if !usable(iv.Length) {
+		if !iv.evidence() {
 			continue
 		}
 		n++
-		sum += iv.Length
-		if !iv.Changed {
+		switch {
+		case iv.Dated && iv.Changed:
+			a := iv.age()
+			sum += max(iv.Length, a)
+			unchanged += a // no change in the age since the dated one
+			dated++
+			continue
+		case !iv.Changed:
 			unchanged += iv.Length
 		}
+		sum += iv.Length
+		nUndated++
+		undated += iv.Length
 	}
 	if n == 0 {
 		if prior > 0 {
@@ -175,7 +246,10 @@ func (e Estimator) Estimate(h []Interval) (lambda float64, ok bool) {
 		mean = math.MaxFloat64
 	}
 	pseudoChanged := 0.0 // k p0: weight of the changed pseudo-visits, each of length mean
-	rhs := unchanged + choCorrection*mean
+	rhs := unchanged
+	if nUndated > 0 {
+		rhs += choCorrection * undated / float64(nUndated)
+	}
 	if prior > 0 {
 		k := positive(e.PriorWeight, DefaultPriorWeight)
 		p0 := -math.Expm1(-prior * mean)
@@ -186,10 +260,13 @@ func (e Estimator) Estimate(h []Interval) (lambda float64, ok bool) {
 	term := changedTerm
 	score := func(lambda float64) (s, ds float64) {
 		for _, iv := range h {
-			if iv.Changed && usable(iv.Length) {
+			if iv.Changed && !iv.Dated && usable(iv.Length) {
 				v, d := term(iv.Length, lambda)
 				s, ds = s+v, ds+d
 			}
+		}
+		if dated > 0 { // d/dλ of log λ for each dated change
+			s, ds = s+dated/lambda, ds-dated/(lambda*lambda)
 		}
 		if pseudoChanged > 0 {
 			v, d := term(mean, lambda)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -220,7 +221,7 @@ func TestIntervals(t *testing.T) {
 		{Run: 7},
 		{Run: 8, Changed: true},
 	}
-	want := []Interval{{2, true}, {4, false}, {1, true}}
+	want := []Interval{{Length: 2, Changed: true}, {Length: 4}, {Length: 1, Changed: true}}
 	got := Intervals(h)
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("Intervals = %v, want %v", got, want)
@@ -228,6 +229,70 @@ func TestIntervals(t *testing.T) {
 	if got := Intervals([]Record{{Failed: true}, {Run: 5}}); len(got) != 0 {
 		t.Errorf("one successful record: %v", got)
 	}
+	// A dated first fetch is a change Age runs before it; later records keep their dates.
+	dated := []Record{{Run: 2, Dated: true, Age: 40}, {Run: 5, Changed: true, Dated: true, Age: 1.5}, {Run: 9}}
+	want = []Interval{{Changed: true, Dated: true, Age: 40}, {Length: 3, Changed: true, Dated: true, Age: 1.5}, {Length: 4}}
+	if got := Intervals(dated); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("Intervals(dated) = %v, want %v", got, want)
+	}
+}
+
+// TestEstimateDated checks the estimate from dated changes against the exponential's closed form,
+// X / (Σ Age + Σ unchanged I) (Cho's half visit aside, which the test adds), and that one dated
+// fetch each tells a page that changes daily from one that changes monthly, where the undated
+// visits of a ten-run crawl see both change every time.
+func TestEstimateDated(t *testing.T) {
+	h := []Interval{
+		{Changed: true, Dated: true, Age: 2},
+		{Length: 10, Changed: true, Dated: true, Age: 4},
+		{Length: 10},
+		{Length: 10, Changed: true, Dated: true, Age: 30}, // clamped to its interval: 10
+	}
+	// Σ Age = 2 + 4 + 10, unchanged 10, Cho's half visit 0.5 × the undated mean length, 10.
+	want := 3 / (2 + 4 + 10 + 10 + 5.0)
+	if got, ok := EstimateRate(h); !ok || relErr(got, want) > 1e-9 {
+		t.Errorf("EstimateRate(%v) = %v, %v; want %v", h, got, ok, want)
+	}
+
+	r := rand.New(rand.NewPCG(7, 7))
+	for _, tt := range []struct {
+		name string
+		rate float64
+	}{{"daily", 1}, {"monthly", 1.0 / 30}} {
+		var undated, dated []float64
+		for range 400 {
+			// three visits ten runs apart; the page changed at rate tt.rate; its last change before
+			// each visit is Exp(rate) ago.
+			var hu, hd []Interval
+			for k := range 3 {
+				age := r.ExpFloat64() / tt.rate
+				changed := age < 10
+				if k == 0 {
+					hd = append(hd, Interval{Changed: true, Dated: true, Age: age})
+					continue
+				}
+				hu = append(hu, Interval{Length: 10, Changed: changed})
+				hd = append(hd, Interval{Length: 10, Changed: changed, Dated: changed, Age: age})
+			}
+			u, _ := EstimateRate(hu)
+			d, _ := EstimateRate(hd)
+			undated, dated = append(undated, math.Log(u/tt.rate)), append(dated, math.Log(d/tt.rate))
+		}
+		mu, md := medianOf(undated), medianOf(dated)
+		t.Logf("%s: median log(estimate/rate) undated %+.2f, dated %+.2f", tt.name, mu, md)
+		if math.Abs(md) > math.Log(2) {
+			t.Errorf("%s: dated estimates are off by a factor %.2f in the median, want within 2", tt.name, math.Exp(md))
+		}
+		if tt.name == "daily" && math.Abs(mu) < math.Log(2) {
+			t.Errorf("daily: undated estimates within a factor 2 in the median: the test does not show what dates add")
+		}
+	}
+}
+
+func medianOf(v []float64) float64 {
+	s := slices.Clone(v)
+	slices.Sort(s)
+	return s[len(s)/2]
 }
 
 func TestEstimatorValidate(t *testing.T) {
@@ -248,18 +313,19 @@ func TestEstimatorValidate(t *testing.T) {
 		}
 	}
 	// Settings Validate rejects are still corrected: MaxRate below MinRate counts as MinRate.
-	if got, _ := (Estimator{MinRate: 20}).Estimate([]Interval{{1, false}}); got != 20 {
+	if got, _ := (Estimator{MinRate: 20}).Estimate([]Interval{{Length: 1}}); got != 20 {
 		t.Errorf("MinRate 20 above the default max: %v", got)
 	}
 }
 
 func FuzzEstimate(f *testing.F) {
-	f.Add(1.0, true, 2.0, false, 0.5, 0.0, 0.0, 0.0)
-	f.Add(1e-300, true, 1e300, true, 0.0, 0.0, 0.1, 3.0)
-	f.Add(math.NaN(), false, -1.0, true, 7.0, 0.001, 0.2, 0.0)
-	f.Fuzz(func(t *testing.T, l1 float64, c1 bool, l2 float64, c2 bool, l3, minRate, prior, weight float64) {
+	f.Add(1.0, true, 2.0, false, 0.5, 0.0, 0.0, 0.0, false, 0.0)
+	f.Add(1e-300, true, 1e300, true, 0.0, 0.0, 0.1, 3.0, true, 0.5)
+	f.Add(math.NaN(), false, -1.0, true, 7.0, 0.001, 0.2, 0.0, true, math.Inf(1))
+	f.Add(0.0, false, 0.0, false, 0.0, 0.0, 0.0, 0.0, true, 1e-300)
+	f.Fuzz(func(t *testing.T, l1 float64, c1 bool, l2 float64, c2 bool, l3, minRate, prior, weight float64, dated bool, age float64) {
 		e := Estimator{MinRate: minRate, Prior: prior, PriorWeight: weight}
-		h := []Interval{{l1, c1}, {l2, c2}, {l3, true}}
+		h := []Interval{{Length: l1, Changed: c1}, {Length: l2, Changed: c2}, {Length: l3, Changed: true, Dated: dated, Age: age}}
 		got, ok := e.Estimate(h)
 		lo, hi := e.bounds()
 		if ok || got != 0 {
@@ -267,7 +333,7 @@ func FuzzEstimate(f *testing.F) {
 				t.Fatalf("%+v.Estimate(%v) = %v, %v: outside [%v, %v]", e, h, got, ok, lo, hi)
 			}
 		}
-		if ok != (usable(l1) || usable(l2) || usable(l3)) {
+		if ok != (usable(l1) || usable(l2) || h[2].evidence()) {
 			t.Fatalf("ok = %v for %v", ok, h)
 		}
 	})

@@ -10,9 +10,9 @@ import (
 // and share a budget of crawls per run out between the buckets as revisit intervals.
 func ExampleMakePlan() {
 	histories := map[string][]frequency.Interval{
-		"news":    {{1, true}, {1, true}, {1, false}, {1, true}, {1, true}, {1, true}},
-		"blog":    {{2, false}, {3, true}, {2, false}, {5, true}, {3, false}},
-		"contact": {{7, false}, {7, false}, {14, false}},
+		"news":    {{Length: 1, Changed: true}, {Length: 1, Changed: true}, {Length: 1}, {Length: 1, Changed: true}, {Length: 1, Changed: true}, {Length: 1, Changed: true}},
+		"blog":    {{Length: 2}, {Length: 3, Changed: true}, {Length: 2}, {Length: 5, Changed: true}, {Length: 3}},
+		"contact": {{Length: 7}, {Length: 7}, {Length: 14}},
 	}
 	k := frequency.Buckets{N: 16}
 	est := frequency.Estimator{Prior: 0.1} // shrink towards the site's mean rate

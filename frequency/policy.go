@@ -20,6 +20,13 @@ type Record struct {
 	// Failed marks a fetch without a usable response (no response, a server error, an aborted body):
 	// it is not evidence about change, and policies skip it. Its Changed is ignored.
 	Failed bool
+	// Dated reports that the page's server dated its last change at this fetch, and that the date
+	// is to be believed (its Last-Modified header, checked against what strata saw of the page and
+	// its site); Age is then the time from that change to the fetch, in runs. A dated change says
+	// when the page changed, not only whether: one such fetch tells a page that changes daily from
+	// one that changes monthly, which takes a dozen undated visits.
+	Dated bool
+	Age   float64
 }
 
 // Page is what a policy knows about one page when it recalculates its interval.

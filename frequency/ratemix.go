@@ -50,16 +50,12 @@ func (m RateMix) logLik(h []Interval, out []float64) int {
 	clear(out)
 	n := 0
 	for _, iv := range h {
-		if !usable(iv.Length) {
+		if !iv.evidence() {
 			continue
 		}
 		n++
 		for k, r := range m.Rates {
-			if iv.Changed {
-				out[k] += math.Log(-math.Expm1(-r * iv.Length))
-			} else {
-				out[k] -= r * iv.Length
-			}
+			out[k] += iv.logLik(r)
 		}
 	}
 	return n

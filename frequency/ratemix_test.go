@@ -33,8 +33,8 @@ func TestRateMixFit(t *testing.T) {
 	if slow < 0.4 || fast < 0.4 {
 		t.Errorf("fitted prior: %.2f of the mass at or below 0.1, %.2f at or above 0.5; want about half each", slow, fast)
 	}
-	allChanged := []Interval{{5, true}, {5, true}}
-	noChange := []Interval{{5, false}, {5, false}}
+	allChanged := []Interval{{Length: 5, Changed: true}, {Length: 5, Changed: true}}
+	noChange := []Interval{{Length: 5}, {Length: 5}}
 	eqFast, ok1 := m.Equivalent(allChanged, 5)
 	eqSlow, ok2 := m.Equivalent(noChange, 5)
 	cho, _ := EstimateRate(allChanged)
@@ -60,5 +60,20 @@ func TestRateMixFit(t *testing.T) {
 	}
 	if math.Abs(s-1) > 1e-9 {
 		t.Errorf("weights sum to %v", s)
+	}
+}
+
+// TestRateMixDated checks that the posterior reads a dated change's age: of two pages whose visits
+// ten runs apart both saw a change, the one whose last change was half a run before the fetch is
+// believed faster than the one whose change was nine runs before — by more than the factor of
+// five that would still leave them in neighbouring revisit classes — each near 1/age.
+func TestRateMixDated(t *testing.T) {
+	m := NewRateMix(1e-3, 10, 25)
+	fresh := []Interval{{Changed: true, Dated: true, Age: 0.5}, {Length: 10, Changed: true, Dated: true, Age: 0.5}}
+	old := []Interval{{Changed: true, Dated: true, Age: 9}, {Length: 10, Changed: true, Dated: true, Age: 9}}
+	f, _ := m.Mean(fresh)
+	o, _ := m.Mean(old)
+	if !(f > 0.8 && f < 4) || !(o > 0.05 && o < 0.4) || f < 5*o {
+		t.Errorf("posterior means: last change 0.5 runs ago %.3f (want 0.8–4), 9 runs ago %.3f (want 0.05–0.4 and a fifth of the other)", f, o)
 	}
 }
