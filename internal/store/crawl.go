@@ -480,6 +480,12 @@ type FetchRecord struct {
 	Error       string
 	Duration    time.Duration
 	SiteDate    time.Time // the response's Date header, on the site's clock; zero keeps the last one
+	// Dated: the response's Last-Modified dated the page's last change, DatedAge before its Date.
+	// DateCheck is what that date said against what strata saw of the page since its last fetch:
+	// +1 agreed, -1 contradicted (the page's dates are not used again), 0 nothing to check.
+	Dated     bool
+	DatedAge  time.Duration
+	DateCheck int
 
 	// For the hosts table: the origin (scheme://host[:port]) and politeness domain contacted, whose
 	// last access becomes FetchedAt+Duration, so a later process keeps the gap. "" when no request
@@ -539,8 +545,8 @@ func (db *DB) RecordFetches(ctx context.Context, recs []FetchRecord) error {
 const (
 	recentQuery = `SELECT recent FROM urls WHERE id = ?`
 	fetchInsert = `INSERT INTO fetches (url_id, run_id, fetched_at, status, size, content_hash,
-			changed, not_modified, archive_path, error, duration_ms, magnitude, distance, text_mode)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+			changed, not_modified, archive_path, error, duration_ms, magnitude, distance, text_mode, lm_age)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 	urlUpdate = `UPDATE urls SET due_tick = ?, date = ?, last_status = ?, skips = 0, prio = 0,
 			site_date = coalesce(?, site_date),
 			size = CASE WHEN ? THEN ? ELSE size END,
@@ -550,10 +556,12 @@ const (
 			text_mode = CASE WHEN ? THEN ? ELSE text_mode END,
 			etag = ?, last_modified = ?,
 			state = coalesce(?, state),
-			recent = ?
+			recent = ?,
+			dates_wrong = max(dates_wrong, ?)
 			WHERE id = ?`
-	hostAccess = `INSERT INTO hosts (origin, domain, last_access_at) VALUES (?, ?, ?)
-			ON CONFLICT (origin) DO UPDATE SET last_access_at = max(coalesce(last_access_at, ''), excluded.last_access_at)`
+	hostAccess = `INSERT INTO hosts (origin, domain, last_access_at, dates_agreed, dates_contradicted) VALUES (?, ?, ?, ?, ?)
+			ON CONFLICT (origin) DO UPDATE SET last_access_at = max(coalesce(last_access_at, ''), excluded.last_access_at),
+			dates_agreed = dates_agreed + excluded.dates_agreed, dates_contradicted = dates_contradicted + excluded.dates_contradicted`
 	captureInsert = `INSERT INTO captures (fetch_id, request, response, ip, payload_digest, warc_id, warc_type)
 			VALUES (last_insert_rowid(), ?, ?, ?, ?, ?, ?)`
 )
@@ -592,18 +600,23 @@ func (st *fetchStmts) record(ctx context.Context, r FetchRecord) error {
 	if err := st.stmt[0].QueryRowContext(ctx, r.URLID).Scan(&recent); err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return err
 	}
-	recent, err = appendRecent(recent, Record{Run: r.RunID, Changed: r.Changed, Failed: !(r.Status == 200 || r.NotModified)})
+	usable := r.Status == 200 || r.NotModified
+	dated := r.Dated && usable
+	recent, err = appendRecent(recent, Record{Run: r.RunID, Changed: r.Changed, Failed: !usable, Dated: dated, Age: r.DatedAge})
 	if err != nil {
 		return fmt.Errorf("recent records: %w", err)
 	}
-	var magnitude, distance any
+	var magnitude, distance, age any
 	if r.ContentHash != "" && r.Magnitude >= 0 {
 		magnitude, distance = r.Magnitude, r.Distance
+	}
+	if dated {
+		age = int64(min(max(r.DatedAge, 0), maxRecentAge) / time.Second)
 	}
 	if _, err := st.stmt[1].ExecContext(ctx,
 		r.URLID, nullInt(r.RunID), formatTime(r.FetchedAt), r.Status, r.Size, nullString(r.ContentHash),
 		r.Changed, r.NotModified, nullString(r.ArchivePath), nullString(r.Error), r.Duration.Milliseconds(),
-		magnitude, distance, nullString(r.TextMode)); err != nil {
+		magnitude, distance, nullString(r.TextMode), age); err != nil {
 		return err
 	}
 	if err := st.capture(ctx, r.Capture); err != nil {
@@ -623,7 +636,7 @@ func (st *fetchStmts) record(ctx context.Context, r FetchRecord) error {
 		nullString(r.ContentType), nullString(r.ContentHash), r.Digest,
 		r.ContentHash != "", nullString(r.TextMode),
 		nullString(r.ETag), nullString(r.LastModified),
-		nullString(r.State), recent, r.URLID)
+		nullString(r.State), recent, r.DateCheck < 0, r.URLID)
 	if err != nil {
 		return err
 	}
@@ -633,8 +646,41 @@ func (st *fetchStmts) record(ctx context.Context, r FetchRecord) error {
 	if r.Origin == "" {
 		return nil
 	}
-	_, err = st.stmt[3].ExecContext(ctx, r.Origin, r.Domain, formatTime(r.FetchedAt.Add(r.Duration)))
+	_, err = st.stmt[3].ExecContext(ctx, r.Origin, r.Domain, formatTime(r.FetchedAt.Add(r.Duration)),
+		btoi(r.DateCheck > 0), btoi(r.DateCheck < 0))
 	return err
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// Dates are how often an origin's Last-Modified dates agreed with what strata saw of its pages,
+// and how often they contradicted it.
+type Dates struct{ Agreed, Contradicted int }
+
+// OriginDates returns the dates' record of every origin that dated anything, by
+// scheme://host[:port].
+func (db *DB) OriginDates(ctx context.Context) (map[string]Dates, error) {
+	rows, err := db.sql.QueryContext(ctx, `SELECT origin, dates_agreed, dates_contradicted FROM hosts
+		WHERE dates_agreed > 0 OR dates_contradicted > 0`)
+	if err != nil {
+		return nil, fmt.Errorf("origins' dates: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]Dates{}
+	for rows.Next() {
+		var o string
+		var d Dates
+		if err := rows.Scan(&o, &d.Agreed, &d.Contradicted); err != nil {
+			return nil, fmt.Errorf("origins' dates: %w", err)
+		}
+		out[o] = d
+	}
+	return out, rows.Err()
 }
 
 // LastAccess returns, per host[:port], the end of the last request strata sent to it after since.

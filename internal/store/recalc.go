@@ -15,6 +15,10 @@ type Record struct {
 	Run     int64
 	Changed bool
 	Failed  bool // no usable answer (no response, 3xx, 4xx, 5xx): no evidence about change
+	// Dated: the response's Last-Modified dated the page's last change, Age before the response
+	// (fetches.lm_age). Whether to believe it is the reader's decision (Dates, PageHistory.DatesWrong).
+	Dated bool
+	Age   time.Duration
 }
 
 // recordFields are the columns of a fetch that make a Record.
@@ -28,6 +32,7 @@ type PageHistory struct {
 	Level      int
 	Threshold  float64
 	ChildRatio float64 // share of its children that changed, as last measured; -1 when not a judged hub
+	DatesWrong bool    // the page's Last-Modified once contradicted what strata saw (urls.dates_wrong)
 	Records    []Record
 }
 
@@ -106,7 +111,7 @@ func (db *DB) runPages(ctx context.Context, run int64) ([]int64, error) {
 // the range between the first and the last and skips the rows not asked for: binding a thousand
 // parameters for "id IN (…)" cost more than reading the few rows in between.
 func (db *DB) recentHistories(ctx context.Context, ids []int64, limit int) ([]PageHistory, error) {
-	const columns = `SELECT id, url, fr_max, level, threshold, coalesce(child_ratio, -1), recent FROM urls`
+	const columns = `SELECT id, url, fr_max, level, threshold, coalesce(child_ratio, -1), dates_wrong, recent FROM urls`
 	var rows *sql.Rows
 	var err error
 	if span := ids[len(ids)-1] - ids[0] + 1; span <= 2*int64(len(ids)) {
@@ -126,7 +131,7 @@ func (db *DB) recentHistories(ctx context.Context, ids []int64, limit int) ([]Pa
 	for rows.Next() {
 		var h PageHistory
 		var blob []byte
-		if err := rows.Scan(&h.URLID, &h.URL, &h.FrMax, &h.Level, &h.Threshold, &h.ChildRatio, &blob); err != nil {
+		if err := rows.Scan(&h.URLID, &h.URL, &h.FrMax, &h.Level, &h.Threshold, &h.ChildRatio, &h.DatesWrong, &blob); err != nil {
 			return nil, err
 		}
 		for len(ids) > 0 && ids[0] < h.URLID {
@@ -151,10 +156,11 @@ func (db *DB) runHistoriesFromFetches(ctx context.Context, run int64, limit int,
 	rows, err := db.sql.QueryContext(ctx, `WITH pages AS (
 			SELECT DISTINCT url_id FROM fetches WHERE run_id = ?1 AND status > 0),
 		ranked AS (
-			SELECT `+recordFields+`, f.id,
+			SELECT `+recordFields+`, f.lm_age, f.id,
 				row_number() OVER (PARTITION BY f.url_id ORDER BY f.id DESC) AS rn
 			FROM fetches f JOIN pages p ON p.url_id = f.url_id)
-		SELECT r.url_id, u.url, u.fr_max, u.level, u.threshold, coalesce(u.child_ratio, -1), r.run_id, r.changed, r.failed
+		SELECT r.url_id, u.url, u.fr_max, u.level, u.threshold, coalesce(u.child_ratio, -1), u.dates_wrong,
+			r.run_id, r.changed, r.failed, r.lm_age
 		FROM ranked r JOIN urls u ON u.id = r.url_id
 		WHERE r.rn <= ?2 ORDER BY r.url_id, r.id`, run, limit)
 	if err != nil {
@@ -166,9 +172,12 @@ func (db *DB) runHistoriesFromFetches(ctx context.Context, run int64, limit int,
 		var id int64
 		var h PageHistory
 		var r Record
-		if err := rows.Scan(&id, &h.URL, &h.FrMax, &h.Level, &h.Threshold, &h.ChildRatio, &r.Run, &r.Changed, &r.Failed); err != nil {
+		var age sql.NullInt64
+		if err := rows.Scan(&id, &h.URL, &h.FrMax, &h.Level, &h.Threshold, &h.ChildRatio, &h.DatesWrong,
+			&r.Run, &r.Changed, &r.Failed, &age); err != nil {
 			return fmt.Errorf("histories of run %d: %w", run, err)
 		}
+		r.Dated, r.Age = age.Valid, time.Duration(age.Int64)*time.Second
 		if cur != nil && cur.URLID != id {
 			if err := fn(*cur); err != nil {
 				return err
@@ -197,19 +206,28 @@ func (db *DB) runHistoriesFromFetches(ctx context.Context, run int64, limit int,
 const RecentCap = 64
 
 // The encoding of urls.recent, a page's last RecentCap records, oldest first. Byte 0 is the
-// format, recentFormat. Each record follows as one unsigned varint (encoding/binary):
+// format. In format 1 (which migration 0012_recent.sql writes, in SQL) each record is one unsigned
+// varint (encoding/binary):
 //
 //	zigzag(run - previous run) << 2 | changed << 1 | failed
 //
 // where the first record's previous run is 0 and zigzag maps 0, -1, 1, -2, … to 0, 1, 2, 3, … (a
 // fetch outside a run has run 0, so deltas can be negative). A page fetched once per run thus
-// costs one byte per record. A NULL or empty blob holds no records. The migration writes the same
-// bytes in SQL, so both must change together.
+// costs one byte per record. Format 2, which strata writes since schema 22, adds a dated change:
+//
+//	zigzag(run - previous run) << 3 | dated << 2 | changed << 1 | failed
+//
+// followed, for a dated record, by a second varint: its age in whole minutes. A NULL or empty blob
+// holds no records; a blob of either format is read, and rewritten as format 2 when a record is
+// appended.
 const (
-	recentFormat = 1
+	recentFormat1 = 1
+	recentFormat  = 2
 	// maxRecentRun bounds run ids so that a delta, zigzagged and shifted, fits in an int64, which
 	// the migration's SQL arithmetic needs. Run ids are SQLite rowids counting up from 1.
 	maxRecentRun = 1 << 59
+	// maxRecentAge bounds a dated record's age: older than ten years is as good as never.
+	maxRecentAge = 10 * 365 * 24 * time.Hour
 )
 
 // errRecent is the error of a urls.recent blob that does not decode.
@@ -220,8 +238,13 @@ func decodeRecent(blob []byte) ([]Record, error) {
 	if len(blob) == 0 {
 		return nil, nil
 	}
-	if blob[0] != recentFormat {
-		return nil, fmt.Errorf("%w: format %d, want %d", errRecent, blob[0], recentFormat)
+	shift := uint(3)
+	switch blob[0] {
+	case recentFormat:
+	case recentFormat1:
+		shift = 2
+	default:
+		return nil, fmt.Errorf("%w: format %d, want %d or %d", errRecent, blob[0], recentFormat1, recentFormat)
 	}
 	recs := make([]Record, 0, len(blob)-1)
 	var run int64
@@ -231,7 +254,7 @@ func decodeRecent(blob []byte) ([]Record, error) {
 			return nil, fmt.Errorf("%w: bad varint at record %d", errRecent, len(recs))
 		}
 		b = b[n:]
-		z := v >> 2
+		z := v >> shift
 		delta := int64(z >> 1)
 		if z&1 != 0 {
 			delta = -delta - 1
@@ -240,12 +263,22 @@ func decodeRecent(blob []byte) ([]Record, error) {
 		if run < 0 || run >= maxRecentRun {
 			return nil, fmt.Errorf("%w: run %d out of range at record %d", errRecent, run, len(recs))
 		}
-		recs = append(recs, Record{Run: run, Changed: v&2 != 0, Failed: v&1 != 0})
+		r := Record{Run: run, Changed: v&2 != 0, Failed: v&1 != 0}
+		if shift == 3 && v&4 != 0 {
+			minutes, n := binary.Uvarint(b)
+			if n <= 0 || minutes > uint64(maxRecentAge/time.Minute) {
+				return nil, fmt.Errorf("%w: bad age at record %d", errRecent, len(recs))
+			}
+			b = b[n:]
+			r.Dated, r.Age = true, time.Duration(minutes)*time.Minute
+		}
+		recs = append(recs, r)
 	}
 	return recs, nil
 }
 
-// encodeRecent encodes the last RecentCap of recs (oldest first) as a urls.recent blob.
+// encodeRecent encodes the last RecentCap of recs (oldest first) as a urls.recent blob, format 2.
+// Ages are kept in whole minutes, at most maxRecentAge.
 func encodeRecent(recs []Record) ([]byte, error) {
 	recs = recs[max(0, len(recs)-RecentCap):]
 	blob := make([]byte, 1, 1+len(recs))
@@ -261,7 +294,10 @@ func encodeRecent(recs []Record) ([]byte, error) {
 		if d < 0 {
 			z = uint64(-d)<<1 - 1
 		}
-		v := z << 2
+		v := z << 3
+		if r.Dated {
+			v |= 4
+		}
 		if r.Changed {
 			v |= 2
 		}
@@ -269,6 +305,9 @@ func encodeRecent(recs []Record) ([]byte, error) {
 			v |= 1
 		}
 		blob = binary.AppendUvarint(blob, v)
+		if r.Dated {
+			blob = binary.AppendUvarint(blob, uint64(min(max(r.Age, 0), maxRecentAge)/time.Minute))
+		}
 	}
 	return blob, nil
 }
