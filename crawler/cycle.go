@@ -276,17 +276,22 @@ func (c *Cycle) Recalc(ctx context.Context, run int64) (*RecalcStats, error) {
 	if err != nil {
 		return nil, err
 	}
-	var rates *Rates
+	dates, err := c.dates(ctx)
+	if err != nil {
+		return nil, err
+	}
+	rates := &Rates{Dates: dates}
 	if per == nil {
 		if rates, err = c.ratePrior(ctx); err != nil {
 			return nil, err
 		}
+		rates.Dates = dates
 	}
 	rs, err := c.crawler.Recalc(ctx, c.db, Run{ID: run}, per, c.policy.Limit, rates)
 	if err != nil {
 		return rs, err
 	}
-	if rates != nil {
+	if rates.Mix != nil {
 		body, err := json.Marshal(rates.Mix)
 		if err != nil {
 			return rs, fmt.Errorf("save the change-rate prior: %w", err)
@@ -338,6 +343,24 @@ func (c *Cycle) newPerRun(ctx context.Context) (int, error) {
 	}
 	share := c.crawler.cfg.NewShare
 	return min(sum/n, int(math.Ceil(share*float64(c.policy.Plan.Budget)))), nil
+}
+
+// dates returns whose Last-Modified dates recalc believes, and the time between runs that turns
+// their ages into runs.
+func (c *Cycle) dates(ctx context.Context) (Dates, error) {
+	origins, err := c.db.OriginDates(ctx)
+	if err != nil {
+		return Dates{}, err
+	}
+	runs, err := c.db.RecentRuns(ctx, 11)
+	if err != nil {
+		return Dates{}, err
+	}
+	starts := make([]time.Time, len(runs))
+	for i, r := range runs {
+		starts[i] = r.StartedAt
+	}
+	return Dates{RunLength: runLength(starts), Origins: origins}, nil
 }
 
 // ratePriorModel names the optimal policy's change-rate prior in the models table.

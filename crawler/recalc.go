@@ -43,6 +43,9 @@ type Rates struct {
 	// Known, when set, gives pages' rates from outside instead of estimating them: the simulator's
 	// reference, the optimal policy with the web's true rates, which no crawler can have.
 	Known func(pageURL string) (rate float64, ok bool)
+	// Dates says whose Last-Modified dates to believe. Rates with a nil Mix estimate by Cho's
+	// estimator, with the dates.
+	Dates Dates
 }
 
 // rateSample is how many pages' histories refit the prior after a run: enough for the 25 weights,
@@ -90,7 +93,12 @@ func (c *Crawler) Recalc(ctx context.Context, st RecalcStore, run Run, policy fr
 		return nil
 	}
 	err := st.RunHistories(gctx, run.ID, limit, func(h store.PageHistory) error {
-		records := FrequencyRecords(h.Records)
+		var records []frequency.Record
+		if rates != nil {
+			records = rates.Dates.records(h.Records, !h.DatesWrong && rates.Dates.Believed(h.URL))
+		} else {
+			records = FrequencyRecords(h.Records)
+		}
 		next := h.FrMax // a nil policy only estimates rates: the optimal policy sets fr_max for all pages at once
 		if policy != nil {
 			next = policy.NextFrMax(frequency.Page{FrMax: h.FrMax, History: records})

@@ -169,6 +169,7 @@ func (s *stage) crawl(ctx context.Context, d *domain, u *store.DueURL, pu *url.U
 		rec.Duration, rec.SiteDate = resp.Duration, resp.Date
 		p := s.extract(resp)
 		norm = s.detectChange(&rec, u, resp, p)
+		dateChange(&rec, u, resp, started)
 		version = s.archive(&rec, u, resp, p)
 		warcRecords = s.capture(ctx, u, resp, &rec, p)
 		err := s.follow(ctx, d, u, pu, resp, &rec)

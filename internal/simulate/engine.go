@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -317,7 +318,7 @@ func fetchesOf(log []Hit, days int) [][]fetch {
 		if h.Page < 0 || d < 0 || d >= days {
 			continue
 		}
-		out[d] = append(out[d], fetch{page: h.Page, ok: h.Status == 200})
+		out[d] = append(out[d], fetch{page: h.Page, ok: h.Status == http.StatusOK || h.Status == http.StatusNotModified})
 	}
 	return out
 }
@@ -325,5 +326,5 @@ func fetchesOf(log []Hit, days int) [][]fetch {
 // fetch is one page request of a run.
 type fetch struct {
 	page int32
-	ok   bool // answered 200: the crawler's copy is current from then on
+	ok   bool // answered 200 or 304: the crawler's copy is current from then on
 }

@@ -51,10 +51,25 @@ const (
 	Sessions          // a root linking /s/N?sid=…, each page linking three more with fresh session ids
 )
 
+// DateMode is what a site's Last-Modified headers say: servers differ, and a crawler that believes
+// every date is as wrong as one that believes none.
+type DateMode uint8
+
+const (
+	NoDates    DateMode = iota // no Last-Modified: a dynamic page
+	TrueDates                  // the time of the page's last change, and 304 to If-Modified-Since: a static file
+	NowDates                   // the time of the request, on every response: a page stamped when served
+	BuildDates                 // the time any page of the site last changed: a static site rebuilt whole
+)
+
+// dateModes are the sites' date modes in turn, by site number: two in five tell the truth.
+var dateModes = []DateMode{TrueDates, NoDates, BuildDates, TrueDates, NowDates}
+
 // siteInfo is what a site offers besides its pages.
 type siteInfo struct {
 	sitemap SitemapMode
 	trap    TrapKind
+	dates   DateMode
 }
 
 // farmSize is the link farm's number of near-identical pages.
@@ -122,7 +137,7 @@ func newFamilyWeb(cfg webConfig, family string) *Web {
 	}
 	for s := range sites {
 		site := int32(s)
-		info := siteInfo{}
+		info := siteInfo{dates: dateModes[s%len(dateModes)]}
 		switch {
 		case hostile && s == 0:
 			info.sitemap = HonestSitemap

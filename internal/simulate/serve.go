@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"hash/fnv"
 	"io"
 	"math"
 	"math/rand/v2"
@@ -50,6 +51,9 @@ type Server struct {
 	mu  sync.Mutex
 	now float64 // days since Epoch
 	log []Hit
+
+	once      sync.Once
+	siteTimes [][]float64 // per site, every time one of its pages changed, appeared or went, ascending
 }
 
 // Hit is one page request a Server answered.
@@ -125,7 +129,17 @@ func (s *Server) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 		}
 	default:
 		if i, known := s.page(site, r.URL.Path); known && s.w.pages[i].born <= t && t < s.w.pages[i].died {
-			page, status, body = i, http.StatusOK, s.render(i, t)
+			page, status = i, http.StatusOK
+			if lm, ok := s.lastModified(site, i, t); ok {
+				rw.Header().Set("Last-Modified", lm.Format(http.TimeFormat))
+				if since, err := http.ParseTime(r.Header.Get("If-Modified-Since")); err == nil && !lm.After(since) &&
+					s.w.sites[site].dates == TrueDates {
+					status = http.StatusNotModified
+				}
+			}
+			if status == http.StatusOK {
+				body = s.render(i, t)
+			}
 		} else if known {
 			page = i
 		}
@@ -134,6 +148,10 @@ func (s *Server) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	s.log = append(s.log, Hit{Page: page, Trap: trap, At: t, Status: status})
 	s.mu.Unlock()
 	rw.Header().Set("Date", dayTime(t).Format(http.TimeFormat))
+	if status == http.StatusNotModified {
+		rw.WriteHeader(status)
+		return
+	}
 	if status != http.StatusOK {
 		http.NotFound(rw, r)
 		return
@@ -196,6 +214,69 @@ func (s *Server) pageOf(rawURL string) (int32, bool) {
 		return 0, false
 	}
 	return s.page(site, u.Path)
+}
+
+// lastModified is the Last-Modified site's server sends for page i at time t, by the site's date
+// mode (the second resolution of HTTP dates: a change and a request in the same second look alike).
+func (s *Server) lastModified(site, i int32, t float64) (time.Time, bool) {
+	var d float64
+	switch s.w.sites[site].dates {
+	case TrueDates:
+		d = s.w.lastChange(i, t)
+	case NowDates:
+		d = t
+	case BuildDates:
+		d = s.siteChange(site, t)
+	default:
+		return time.Time{}, false
+	}
+	return dayTime(d).Truncate(time.Second), true
+}
+
+// siteChange is the last time at or before t that any page of site changed, appeared or went: when
+// a site rebuilt whole was last built.
+func (s *Server) siteChange(site int32, t float64) float64 {
+	s.once.Do(func() {
+		s.siteTimes = make([][]float64, len(s.w.roots))
+		for i := range s.w.pages {
+			p := &s.w.pages[i]
+			ts := append(s.w.times[p.lo:p.hi:p.hi], p.born)
+			if !math.IsInf(p.died, 1) {
+				ts = append(ts, p.died)
+			}
+			s.siteTimes[p.site] = append(s.siteTimes[p.site], ts...)
+		}
+		for _, ts := range s.siteTimes {
+			slices.Sort(ts)
+		}
+	})
+	ts := s.siteTimes[site]
+	k := sort.Search(len(ts), func(k int) bool { return ts[k] > t })
+	if k == 0 {
+		return s.w.lastChange(s.w.roots[site], t)
+	}
+	return ts[k-1]
+}
+
+// lastChange is when page i last changed at or before t: its last change, or, before the first, its
+// birth — for the pages of day 0, a time before it drawn from the page's process (a page that
+// changes daily last changed hours before the crawl began, a static one months or years before).
+func (w *Web) lastChange(i int32, t float64) float64 {
+	p := &w.pages[i]
+	if v := w.version(i, t); v > 0 {
+		return w.times[int(p.lo)+v-1]
+	}
+	if p.born > 0 {
+		return p.born
+	}
+	// A hash of the page, as a uniform draw that does not disturb the web's random streams.
+	h := fnv.New64a()
+	fmt.Fprintf(h, "before %d", i)
+	u := (float64(h.Sum64()>>11) + 0.5) / (1 << 53)
+	if p.proc == Static || !(p.rate > 0) {
+		return -(30 + 1000*u) // a month to three years old
+	}
+	return -min(-math.Log(u)/p.rate, 3*365)
 }
 
 // version is the number of changes of page i at or before t.

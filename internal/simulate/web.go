@@ -290,6 +290,9 @@ func newWeb(cfg webConfig) *Web {
 		}
 	}
 	g.w.sites = make([]siteInfo, cfg.sites)
+	for i := range g.w.sites {
+		g.w.sites[i].dates = dateModes[i%len(dateModes)]
+	}
 	g.w.linkKids()
 	return g.w
 }
