@@ -21,12 +21,16 @@ import (
 const LoadRobots = "User-agent: *\nDisallow: /private/\n"
 
 // LoadWeb is the generated web of the load benchmarks, the same for every crawler measured on it.
-// Each site serves LoadRobots, a seed "/" that links to the site's other Pages-1 pages, and those
-// pages (about 6 KB of text each, words unique to the site and page). Pages are generated on each
-// request, so a web of a million pages costs no memory.
+// Each site serves LoadRobots, a seed "/" and Pages-1 more pages. In the web NewLoadWeb makes, the
+// seed links to every other page and those pages are about 6 KB of text each; NewArticleWeb makes
+// real-sized article pages instead. Pages are generated on each request, so a web of a million pages
+// costs no memory.
 type LoadWeb struct {
 	Pages int            // pages per site, the seed included
+	Links int            // article webs: distinct pages each page links to; 0: the seed links to all
+	Size  int            // article webs: bytes per page, about
 	paths map[string]int // path → page number, for pages 1…Pages-1
+	fixed articleParts   // article webs: the markup every page shares
 }
 
 // NewLoadWeb returns a web of pages pages per site (at least 1: the seed).
@@ -60,8 +64,11 @@ func LoadPath(i int) string {
 	return "/story/" + string(b[:]) + "-" + loadWords[i%len(loadWords)]
 }
 
-// Page generates page i of site; the seed (i = 0) links to every other page.
+// Page generates page i of site.
 func (lw *LoadWeb) Page(site string, i int) []byte {
+	if lw.Links > 0 {
+		return lw.article(site, i)
+	}
 	h := fnv.New64a()
 	fmt.Fprintf(h, "%s/%d", site, i)
 	r := rand.New(rand.NewPCG(h.Sum64(), uint64(i)))

@@ -1,9 +1,11 @@
 package testweb_test
 
 import (
+	"fmt"
 	"io"
 	"net/http"
 	"net/netip"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -123,5 +125,58 @@ func TestAddLoadSites(t *testing.T) {
 	}
 	if n := len(w.Requests()); n != 8 {
 		t.Errorf("the log has %d requests, want 8", n)
+	}
+}
+
+func TestArticleWeb(t *testing.T) {
+	tests := []struct{ pages, links, size int }{
+		{1, 20, 50_000},
+		{2, 20, 1_000},
+		{50, 20, 50_000},
+		{50, 20, 8_000},
+		{30, 4, 20_000},
+	}
+	hrefs := regexp.MustCompile(`<a [^>]*href="([^"]*)"`)
+	for _, tt := range tests {
+		t.Run(fmt.Sprintf("pages=%d/links=%d/size=%d", tt.pages, tt.links, tt.size), func(t *testing.T) {
+			lw := testweb.NewArticleWeb(tt.pages, tt.links, tt.size)
+			paths := map[string]int{}
+			for i := 0; i < tt.pages; i++ {
+				paths[testweb.LoadPath(i)] = i
+			}
+			// Breadth first from the seed, Depth levels down: every page is reached, every link
+			// leads to a page of the site, and no page links to more than links pages.
+			level := map[int]int{0: 0}
+			queue := []int{0}
+			for len(queue) > 0 {
+				i := queue[0]
+				queue = queue[1:]
+				pg := lw.Page("site1-1.test", i)
+				if tt.size >= 50_000 && (len(pg) < tt.size*9/10 || len(pg) > tt.size*11/10) {
+					t.Errorf("page %d is %d bytes, want about %d", i, len(pg), tt.size)
+				}
+				distinct := map[string]bool{}
+				for _, m := range hrefs.FindAllStringSubmatch(string(pg), -1) {
+					j, ok := paths[m[1]]
+					if !ok {
+						t.Fatalf("page %d links to %s, which the site does not serve", i, m[1])
+					}
+					distinct[m[1]] = true
+					if _, seen := level[j]; !seen && level[i] < lw.Depth() {
+						level[j] = level[i] + 1
+						queue = append(queue, j)
+					}
+				}
+				if want := min(tt.links, tt.pages); len(distinct) != want && len(distinct) != want-1 { // the seed's own link is a self-link
+					t.Errorf("page %d links to %d distinct pages, want %d", i, len(distinct), want)
+				}
+			}
+			if len(level) != tt.pages {
+				t.Errorf("%d of %d pages reached within %d levels of the seed", len(level), tt.pages, lw.Depth())
+			}
+			if a, b := lw.Page("site1-1.test", 1%tt.pages), lw.Page("site1-1.test", 1%tt.pages); string(a) != string(b) {
+				t.Error("a page differs between two requests")
+			}
+		})
 	}
 }
