@@ -105,10 +105,14 @@ func Crawl(ctx context.Context, seeds []string, opts Options) (Stats, error) {
 			r.Abort()
 		}
 	})
+	var visited sync.Map // colly's own check is check-then-act: two pages can visit a URL at once
 	c.OnHTML("a[href]", func(e *colly.HTMLElement) {
 		atomic.AddInt64(&st.Links, 1)
-		// Visit resolves the link against the page and refuses what was visited or is too deep.
-		e.Request.Visit(e.Attr("href"))
+		u := e.Request.AbsoluteURL(e.Attr("href"))
+		if _, seen := visited.LoadOrStore(u, true); seen || u == "" {
+			return
+		}
+		e.Request.Visit(u)
 	})
 	fail := func(err error) {
 		errMu.Lock()
@@ -136,6 +140,7 @@ func Crawl(ctx context.Context, seeds []string, opts Options) (Stats, error) {
 		fail(fmt.Errorf("colly crawl: %s: %w", r.Request.URL, err))
 	})
 	for _, s := range seeds {
+		visited.Store(s, true)
 		if err := c.Visit(s); err != nil {
 			return st, fmt.Errorf("colly crawl: visit %s: %w", s, err)
 		}
