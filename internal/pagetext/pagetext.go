@@ -47,6 +47,7 @@ import (
 	"bytes"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/PuerkitoBio/goquery"
 	"golang.org/x/net/html"
@@ -132,14 +133,34 @@ func Extract(page []byte, pageURL string, mode Mode) (Text, error) {
 		title, body := tokenText(src)
 		return Text{Title: title, Body: withTitle(title, body), Mode: Full}, nil
 	}
+	return extractTree(doc, src, mode), nil
+}
+
+// ExtractTree is Extract for a page the caller has parsed already, so that one parse serves
+// everything read from the page (its links too): doc is what html.Parse returned for src, the page
+// as valid UTF-8 (as fetch decodes it). ExtractTree prunes doc in place, so read anything else from
+// the tree first. For src that is not valid UTF-8 it ignores doc and extracts as Extract does, from
+// the repaired page. pageURL and the error are as for Extract.
+func ExtractTree(doc *html.Node, src []byte, pageURL string, mode Mode) (Text, error) {
+	if mode != Full && mode != Main {
+		return Text{}, fmt.Errorf("pagetext: unknown mode %q (want %q or %q)", string(mode), Full, Main)
+	}
+	if !utf8.Valid(src) {
+		return Extract(src, pageURL, mode)
+	}
+	return extractTree(doc, src, mode), nil
+}
+
+// extractTree extracts the text of doc, the tree of src.
+func extractTree(doc *html.Node, src []byte, mode Mode) Text {
 	title := findTitle(doc)
 	prune(doc)
 	full := renderNode(doc)
 	if mode == Full {
-		return Text{Title: title, Body: withTitle(title, full), Mode: Full}, nil
+		return Text{Title: title, Body: withTitle(title, full), Mode: Full}
 	}
 	if len(src) > MainMaxBytes {
-		return Text{Title: title, Body: withTitle(title, full), Mode: Full}, nil
+		return Text{Title: title, Body: withTitle(title, full), Mode: Full}
 	}
 	main, ok := extractMain(doc, src, full)
 	if !ok {
@@ -147,9 +168,9 @@ func Extract(page []byte, pageURL string, mode Mode) (Text, error) {
 		if strings.TrimSpace(main) != "" {
 			t.alt = main
 		}
-		return t, nil
+		return t
 	}
-	return Text{Title: title, Body: withTitle(title, main), Mode: Main, alt: full}, nil
+	return Text{Title: title, Body: withTitle(title, main), Mode: Main, alt: full}
 }
 
 // parse builds the document tree. html.Parse fails only on a document
