@@ -12,7 +12,6 @@ import (
 	"github.com/strata-crawler/strata/internal/robots"
 	"github.com/strata-crawler/strata/internal/store"
 	"github.com/strata-crawler/strata/internal/warc"
-	"github.com/strata-crawler/strata/linkextract"
 )
 
 // WARCOptions turn on WARC writing during a crawl: every fetch and robots.txt exchange of the run
@@ -119,11 +118,9 @@ func (s *stage) facts(u *store.DueURL, resp *fetch.Response, rec *store.FetchRec
 	if p.title != "" {
 		f = append(f, [2]string{"title", p.title})
 	}
-	if resp.Status == http.StatusOK && resp.Kept && archive.IsHTML(resp.ContentType) {
-		if pg, err := linkextract.Extract(resp.FinalURL, resp.Text, linkextract.Options{}); err == nil {
-			for _, l := range pg.Links {
-				f = append(f, [2]string{"outlink", l.URL})
-			}
+	if p.links != nil {
+		for _, l := range p.links.Links {
+			f = append(f, [2]string{"outlink", l.URL})
 		}
 	}
 	if loc := resp.Header.Get("Location"); loc != "" && resp.Status >= 300 && resp.Status < 400 {
