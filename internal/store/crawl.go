@@ -949,13 +949,13 @@ func (db *DB) Discover(ctx context.Context, found []NewURL) ([]NewURL, error) {
 	var added []NewURL
 	now := formatTime(db.now())
 	err := db.inTx(ctx, func(tx *sql.Tx) error {
-		ins, err := tx.PrepareContext(ctx, `INSERT INTO urls (url, host, level, due_tick, fr_max, parent_id, root_id, added_at)
+		ins, err := db.txPrepared(ctx, tx, `INSERT INTO urls (url, host, level, due_tick, fr_max, parent_id, root_id, added_at)
 			VALUES (?, ?, ?, 0, ?, ?, ?, ?) ON CONFLICT (url) DO NOTHING`)
 		if err != nil {
 			return err
 		}
 		defer ins.Close()
-		raise, err := tx.PrepareContext(ctx, `UPDATE urls SET level = ? WHERE url = ? AND level < ?`)
+		raise, err := db.txPrepared(ctx, tx, `UPDATE urls SET level = ? WHERE url = ? AND level < ?`)
 		if err != nil {
 			return err
 		}

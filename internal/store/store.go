@@ -397,6 +397,16 @@ func (db *DB) prepared(ctx context.Context, query string) (*sql.Stmt, error) {
 	return st, nil
 }
 
+// txPrepared returns query prepared once for the life of db (see prepared), for use in tx. The
+// statements a crawl runs for every page (Discover's, SaveLinks') cost more to parse than to run.
+func (db *DB) txPrepared(ctx context.Context, tx *sql.Tx, query string) (*sql.Stmt, error) {
+	st, err := db.prepared(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	return tx.StmtContext(ctx, st), nil
+}
+
 // timeFormat is how every time is stored: UTC, fixed width, so text order is time order.
 const timeFormat = "2006-01-02T15:04:05.000Z"
 
