@@ -52,7 +52,8 @@ func (s *stage) capture(ctx context.Context, u *store.DueURL, resp *fetch.Respon
 		return nil
 	}
 	pg := warc.Page{Exchange: exchangeOf(u.URL, rec.FetchedAt, resp), NotModified: resp.NotModified}
-	if ps, ok := s.c.store.(priorStore); ok && (resp.Status == http.StatusOK || resp.NotModified) {
+	// A URL never fetched before has no earlier response to refer to: no query for it.
+	if ps, ok := s.c.store.(priorStore); ok && !u.New && (resp.Status == http.StatusOK || resp.NotModified) {
 		prior, err := ps.LastResponse(ctx, u.ID)
 		switch {
 		case err == nil:
