@@ -5,7 +5,7 @@
 //
 //   - Full: every visible text block of the page in document order (title,
 //     headings, paragraphs, list items, table cells), extracted by our own
-//     walk of the golang.org/x/net/html tree (via goquery). Nothing is judged
+//     walk of the golang.org/x/net/html tree. Nothing is judged
 //     to be boilerplate; only text a browser would not show is dropped.
 //   - Main: the main content, found by our own readability-style scorer
 //     over the same tree (readability.go: page furniture dropped, blocks
@@ -49,7 +49,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/PuerkitoBio/goquery"
 	"golang.org/x/net/html"
 )
 
@@ -176,23 +175,50 @@ func extractTree(doc *html.Node, src []byte, mode Mode) Text {
 // parse builds the document tree. html.Parse fails only on a document
 // nested deeper than 512 open elements (a bytes.Reader does not fail).
 func parse(src []byte) (*html.Node, bool) {
-	doc, err := goquery.NewDocumentFromReader(bytes.NewReader(src))
-	if err != nil || len(doc.Nodes) == 0 {
+	doc, err := html.Parse(bytes.NewReader(src))
+	if err != nil {
 		return nil, false
 	}
-	return doc.Nodes[0], true
+	return doc, true
 }
 
 // findTitle returns the collapsed text of the document's first <title>
 // outside <svg> and <math> (whose <title> elements are tooltips).
 func findTitle(doc *html.Node) string {
-	sel := goquery.NewDocumentFromNode(doc).Find("title").FilterFunction(func(_ int, s *goquery.Selection) bool {
-		return s.Closest("svg, math").Length() == 0
-	}).First()
-	if sel.Length() == 0 {
+	var find func(n *html.Node) *html.Node
+	find = func(n *html.Node) *html.Node {
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			if c.Type != html.ElementNode {
+				continue
+			}
+			switch c.Data {
+			case "title":
+				return c
+			case "svg", "math":
+				continue
+			}
+			if t := find(c); t != nil {
+				return t
+			}
+		}
+		return nil
+	}
+	t := find(doc)
+	if t == nil {
 		return ""
 	}
-	return collapse(sel.Text())
+	var b strings.Builder
+	var text func(n *html.Node)
+	text = func(n *html.Node) { // what goquery's Text gives: every text node below, in order
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			if c.Type == html.TextNode {
+				b.WriteString(c.Data)
+			}
+			text(c)
+		}
+	}
+	text(t)
+	return collapse(b.String())
 }
 
 // withTitle puts title in front of body as its own block, unless it is

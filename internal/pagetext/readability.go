@@ -236,7 +236,7 @@ func renderNodes(nodes []*html.Node, keep []bool) string {
 			r.endBlock()
 		}
 	}
-	return strings.Join(r.blocks, "\n\n")
+	return r.out.String()
 }
 
 // undo records removals from the tree so that they can be taken back.
