@@ -16,7 +16,8 @@
 // (internal/loadtest/collycrawl). For each crawler it prints the pages served, pages per second over
 // the servers' first-request-to-last-response window, CPU seconds per 1,000 pages and peak RSS of
 // the crawler's process (wait4's rusage: user + system time, ru_maxrss), and with -delay the share
-// of the politeness bound hosts/delay. Nothing here sends a request to anything but loopback.
+// of the politeness bound hosts/delay and the requests that came sooner than the delay after their
+// site's previous response. Nothing here sends a request to anything but loopback.
 //
 // The crawler is measured as a separate process rather than in the test binary because strata's
 // import rules let only internal/cli wire the crawler package, and because a crawler sharing its
@@ -134,6 +135,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	ls.Gap = o.delay
 	defer func() {
 		if err := ls.Close(); err != nil {
 			log.Error("test web", "err", err)
@@ -196,6 +198,10 @@ func (m *measurement) print(w io.Writer, o options) {
 	rate := pages / window.Seconds()
 	fmt.Fprintf(w, "%s: %d pages, %d robots.txt, %d other, %d connections, %d overlapping requests\n",
 		m.name, m.served.Pages, m.served.Robots, m.served.Other, m.served.Conns, m.served.Overlaps)
+	if o.delay > 0 {
+		fmt.Fprintf(w, "%s: %d requests sooner than %v after the previous response to their site (politeness violations)\n",
+			m.name, m.served.Early, o.delay)
+	}
 	fmt.Fprintf(w, "%s: %.0f pages/s (%v from first request to last response; process %v)\n",
 		m.name, rate, window.Round(time.Millisecond), m.wall.Round(time.Millisecond))
 	fmt.Fprintf(w, "%s: CPU %.2f s per 1,000 pages (user %v, sys %v), peak RSS %.0f MB\n",

@@ -138,17 +138,24 @@ func (w *Web) AddLoadSites(tb testing.TB, lw *LoadWeb, n int) []*Site {
 }
 
 // LoadServer serves a LoadWeb on distinct loopback addresses without a request log, for webs too
-// large to log and for programs that are not tests. It counts what it served, and checks the one
-// promise that needs no log: never two requests at once to one site.
+// large to log and for programs that are not tests. It counts what it served, and checks the
+// promises that need no log: never two requests at once to one site, and, with a Gap, never a
+// request sooner than Gap after the site's previous response.
 type LoadServer struct {
 	Hosts []string // "127.0.1.1:41234", one per site, in order
+	// Gap is the least time a polite crawler leaves between the end of a response and its next
+	// request to the same site; requests sooner are counted in LoadStats.Early. Set it before
+	// the first request; 0 counts none.
+	Gap time.Duration
 
 	servers []*http.Server
 	errs    chan error
 
 	pages, robots, other atomic.Int64
-	overlaps             atomic.Int64 // requests that arrived while another to the same site was in flight
-	conns                atomic.Int64 // connections accepted
+	overlaps             atomic.Int64   // requests that arrived while another to the same site was in flight
+	early                atomic.Int64   // requests that arrived sooner than Gap after the site's last response
+	lastEnd              []atomic.Int64 // by site, when its last response ended, in Unix nanoseconds; 0: none
+	conns                atomic.Int64   // connections accepted
 	mu                   sync.Mutex
 	first, last          time.Time
 }
@@ -159,6 +166,7 @@ type LoadStats struct {
 	Robots   int64     // robots.txt requests
 	Other    int64     // anything else (404s)
 	Overlaps int64     // requests that overlapped another to the same site
+	Early    int64     // requests sooner than LoadServer.Gap after the previous response to the same site
 	Conns    int64     // TCP connections accepted: requests/Conns is how well keep-alive worked
 	First    time.Time // when the first request arrived
 	Last     time.Time // when the last response was written
@@ -166,7 +174,7 @@ type LoadStats struct {
 
 // ServeLoad starts n sites of lw, each on its own loopback address; Close stops them.
 func ServeLoad(lw *LoadWeb, n int) (*LoadServer, error) {
-	ls := &LoadServer{errs: make(chan error, n)}
+	ls := &LoadServer{errs: make(chan error, n), lastEnd: make([]atomic.Int64, n)}
 	for i := 0; i < n; i++ {
 		ip := allocIP()
 		ln, err := net.Listen("tcp", netip.AddrPortFrom(ip, 0).String())
@@ -176,6 +184,7 @@ func ServeLoad(lw *LoadWeb, n int) (*LoadServer, error) {
 		}
 		name := fmt.Sprintf("site%d-%d.test", ip.As4()[2], ip.As4()[3])
 		var inFlight atomic.Int32
+		lastEnd := &ls.lastEnd[i]
 		h := lw.Handler(name)
 		srv := &http.Server{ReadHeaderTimeout: 10 * time.Second, ConnState: func(_ net.Conn, st http.ConnState) {
 			if st == http.StateNew {
@@ -185,6 +194,9 @@ func ServeLoad(lw *LoadWeb, n int) (*LoadServer, error) {
 			start := time.Now()
 			if inFlight.Add(1) > 1 {
 				ls.overlaps.Add(1)
+			}
+			if last := lastEnd.Load(); ls.Gap > 0 && last != 0 && start.UnixNano()-last < int64(ls.Gap) {
+				ls.early.Add(1)
 			}
 			rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
 			h.ServeHTTP(rec, r)
@@ -198,6 +210,7 @@ func ServeLoad(lw *LoadWeb, n int) (*LoadServer, error) {
 				ls.other.Add(1)
 			}
 			end := time.Now()
+			lastEnd.Store(end.UnixNano())
 			ls.mu.Lock()
 			if ls.first.IsZero() || start.Before(ls.first) {
 				ls.first = start
@@ -223,7 +236,7 @@ func (ls *LoadServer) Stats() LoadStats {
 	ls.mu.Lock()
 	defer ls.mu.Unlock()
 	return LoadStats{Pages: ls.pages.Load(), Robots: ls.robots.Load(), Other: ls.other.Load(),
-		Overlaps: ls.overlaps.Load(), Conns: ls.conns.Load(), First: ls.first, Last: ls.last}
+		Overlaps: ls.overlaps.Load(), Early: ls.early.Load(), Conns: ls.conns.Load(), First: ls.first, Last: ls.last}
 }
 
 // Reset zeroes the counts, between two crawls of the same web.
@@ -234,6 +247,10 @@ func (ls *LoadServer) Reset() {
 	ls.robots.Store(0)
 	ls.other.Store(0)
 	ls.overlaps.Store(0)
+	ls.early.Store(0)
+	for i := range ls.lastEnd {
+		ls.lastEnd[i].Store(0)
+	}
 	ls.conns.Store(0)
 	ls.first, ls.last = time.Time{}, time.Time{}
 }

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/strata-crawler/strata/internal/testweb"
 )
@@ -66,6 +67,7 @@ func TestServeLoad(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	ls.Gap = time.Hour // every request after the first to a site is too soon
 	t.Cleanup(func() {
 		if err := ls.Close(); err != nil {
 			t.Error(err)
@@ -103,12 +105,18 @@ func TestServeLoad(t *testing.T) {
 		})
 	}
 	st := ls.Stats()
-	if st.Pages != 3 || st.Robots != 1 || st.Other != 2 || st.Overlaps != 0 || st.Conns < 1 || st.First.IsZero() || st.Last.Before(st.First) {
-		t.Errorf("stats = %+v, want 3 pages, 1 robots.txt, 2 others, no overlap, a connection, First <= Last", st)
+	if st.Pages != 3 || st.Robots != 1 || st.Other != 2 || st.Overlaps != 0 || st.Early != 5 || st.Conns < 1 || st.First.IsZero() ||
+		st.Last.Before(st.First) {
+		t.Errorf("stats = %+v, want 3 pages, 1 robots.txt, 2 others, no overlap, 5 early, a connection, First <= Last", st)
 	}
 	ls.Reset()
-	if st := ls.Stats(); st.Pages != 0 || st.Robots != 0 || st.Conns != 0 || !st.First.IsZero() {
+	if st := ls.Stats(); st.Pages != 0 || st.Robots != 0 || st.Conns != 0 || st.Early != 0 || !st.First.IsZero() {
 		t.Errorf("stats after Reset = %+v", st)
+	}
+	// A crawl after Reset is not held to the responses of the one before.
+	body(t, "http://"+ls.Hosts[1]+"/")
+	if st := ls.Stats(); st.Early != 0 {
+		t.Errorf("the first request after Reset counted early: %+v", st)
 	}
 }
 
