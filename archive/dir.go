@@ -76,6 +76,21 @@ type Meta struct {
 	// TextMode is how page.txt was extracted from HTML: "main" (the main content), "full"
 	// (archive.text = "full") or "fallback" (Main found no main content: the whole text).
 	TextMode string `json:"text_mode,omitempty"`
+	// Links are the links of an HTML version as the crawl read them, in document order, one per
+	// URL: present (an empty list for a page without links) on every HTML version written since
+	// they were kept, absent (nil) on others. The links stage reads them here instead of parsing
+	// the page again.
+	Links []Link `json:"links,omitzero"`
+	// NoFollow is the page's own robots directive (meta robots "nofollow" or "none"): it asks that
+	// none of its links be followed.
+	NoFollow bool `json:"nofollow,omitempty"`
+}
+
+// Link is one link of a version: its canonical absolute URL, and whether its rel said nofollow
+// (or sponsored, ugc).
+type Link struct {
+	URL      string `json:"url"`
+	NoFollow bool   `json:"nofollow,omitempty"`
 }
 
 // Version is one page version to store.

@@ -2,9 +2,11 @@ package archive_test
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -63,6 +65,39 @@ func TestWriteAndRead(t *testing.T) {
 		t.Fatal(err)
 	} else if m, _ := d.ReadMeta(rel); m.RawFile != "page.raw" {
 		t.Errorf("text/plain raw file %q, want page.raw", m.RawFile)
+	}
+}
+
+// TestMetaLinks: page.json keeps an HTML version's links, an empty list for a page without links,
+// and no list at all where the crawl read none.
+func TestMetaLinks(t *testing.T) {
+	d, err := archive.Open(filepath.Join(t.TempDir(), "archive"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name     string
+		links    []archive.Link
+		nofollow bool
+	}{
+		{"links", []archive.Link{{URL: "https://a.example/x"}, {URL: "https://b.example/", NoFollow: true}}, true},
+		{"a page without links", []archive.Link{}, false},
+		{"none read", nil, false},
+	}
+	for i, tt := range tests {
+		v := version(fmt.Sprintf("https://a.example/p%d", i), "<p>x</p>", "x")
+		v.Links, v.NoFollow = tt.links, tt.nofollow
+		rel, err := d.Write(runStart, v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := d.ReadMeta(rel)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(m.Links, tt.links) || m.NoFollow != tt.nofollow {
+			t.Errorf("%s: read back links %#v, nofollow %v; want %#v, %v", tt.name, m.Links, m.NoFollow, tt.links, tt.nofollow)
+		}
 	}
 }
 

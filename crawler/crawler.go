@@ -34,6 +34,7 @@ import (
 	"github.com/strata-crawler/strata/internal/schedule"
 	"github.com/strata-crawler/strata/internal/store"
 	"github.com/strata-crawler/strata/internal/traps"
+	"github.com/strata-crawler/strata/linkextract"
 )
 
 // Store is what the crawl stage needs from the database. All methods are safe for concurrent use.
@@ -119,7 +120,7 @@ var _ Archive = (*archive.Dir)(nil)
 // TextFunc extracts the title and the readable text of a page from its UTF-8 body.
 type TextFunc func(body []byte, contentType, pageURL string) Text
 
-// Text is the readable text of a page.
+// Text is the readable text of a page, and the links read from the same parse.
 type Text struct {
 	Title, Body string
 	// Mode is how Body was extracted from HTML: "main" (the main content), "full" (every visible
@@ -131,6 +132,9 @@ type Text struct {
 	// A version whose kind differs from the previous version's is compared with it in the
 	// previous one's kind. Nil when there is none; called only on such a switch.
 	Alt func() string
+	// Links are the page's links, pageURL its base, where the function read them from the parse
+	// that gave the text; nil when it did not (the crawler then reads them itself).
+	Links *linkextract.Page
 }
 
 // RobotsFetcher fetches the robots.txt of an origin (scheme://host[:port]).

@@ -2,8 +2,10 @@ package crawler_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/http"
 	"net/url"
 	"os"
@@ -722,45 +724,109 @@ func TestCrawlFollowsLinksDownTheLevels(t *testing.T) {
 }
 
 func TestLinksStage(t *testing.T) {
-	h := newHarness(t, harnessOptions{archive: true})
-	anyHTTP, _ := filter.Scheme("http", "https")
-	h.cfg.Filter = anyHTTP
-	h = rewire(h, func(string) bool { return true })
-	a, b, c := h.web.AddSite(t), h.web.AddSite(t), h.web.AddSite(t)
-	b.Robots("User-agent: *\nDisallow: /private\n", "/private")
-	b.Page("/", "<p>b home</p>")
-	a.Page("/", `<a href="/x">x</a> <a href="`+b.URL("/other")+`">b other</a> <a href="`+b.URL("/private/p")+`">b private</a>
+	tests := []struct {
+		name string
+		// old rewrites every stored page.json as strata wrote it before the crawl kept links there.
+		old            bool
+		ignoreNofollow bool
+		reparsed       int // stored versions the links stage parses again
+		added          int // external URLs admitted
+	}{
+		{name: "links kept by the crawl", reparsed: 0, added: 1},
+		{name: "versions stored without links", old: true, reparsed: 3, added: 1},
+		{name: "nofollow ignored", ignoreNofollow: true, reparsed: 0, added: 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newHarness(t, harnessOptions{archive: true})
+			anyHTTP, _ := filter.Scheme("http", "https")
+			h.cfg.Filter = anyHTTP
+			h.cfg.IgnoreNofollow = tt.ignoreNofollow
+			h = rewire(h, func(string) bool { return true })
+			a, b, c := h.web.AddSite(t), h.web.AddSite(t), h.web.AddSite(t)
+			b.Robots("User-agent: *\nDisallow: /private\n", "/private")
+			b.Page("/", "<p>b home</p>")
+			a.Page("/", `<a href="/x">x</a> <a href="`+b.URL("/other")+`">b other</a> <a href="`+b.URL("/private/p")+`">b private</a>
 		<a href="`+c.URL("/")+`" rel="nofollow">c</a>`)
-	a.Page("/x", "<p>x</p>")
-	h.seed(1, 1, a.URL("/"), b.URL("/"))
-	h.mustCrawl()
-	run := crawler.Run{ID: 1}
-	ls, err := h.c.Links(t.Context(), h.db, h.arch, run, crawler.LinksConfig{HonourNofollow: true, NewFrMax: 1})
+			a.Page("/x", "<p>x</p>")
+			h.seed(1, 1, a.URL("/"), b.URL("/"))
+			h.mustCrawl()
+			if tt.old {
+				forgetLinks(t, h.arch)
+			}
+			run := crawler.Run{ID: 1}
+			versions := &countingVersions{VersionReader: h.arch}
+			ls, err := h.c.Links(t.Context(), h.db, versions, run, crawler.LinksConfig{NewFrMax: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ls.Read != 3 || ls.Reparsed != tt.reparsed || versions.raw != tt.reparsed || ls.Links != 4 || ls.External != 3 ||
+				ls.Added != tt.added || ls.Blocked != 1 {
+				t.Errorf("links stage %+v, %d pages read back; want 3 versions, %d of them and of the pages read back parsed again, "+
+					"4 links, 3 external, %d added, 1 blocked", ls, versions.raw, tt.reparsed, tt.added)
+			}
+			for u, want := range map[string]string{b.URL("/other"): "active", b.URL("/private/p"): "blocked"} {
+				if info, err := h.db.URLInfo(t.Context(), u); err != nil || info.State != want {
+					t.Errorf("%s: %+v, %v; want state %s", u, info, err, want)
+				}
+			}
+			if _, err := h.db.URLInfo(t.Context(), c.URL("/")); (err == nil) != tt.ignoreNofollow {
+				t.Errorf("the nofollow external link: admitted %v, want %v", err == nil, tt.ignoreNofollow)
+			}
+			// The next run: the page did not change, so its links are carried forward, not read.
+			h.mustCrawl()
+			ls, err = h.c.Links(t.Context(), h.db, h.arch, crawler.Run{ID: 2}, crawler.LinksConfig{})
+			// /, b/, /x and b/other (and, with nofollow ignored, c/): /x has been fetched once and
+			// b/other never, so nothing shows they are quiet and their unchanged hub cannot skip them.
+			if want := 4 + tt.added - 1; err != nil || ls.Read != 0 || ls.Pages != want {
+				t.Errorf("second links stage %+v, %v; want the %d fetched pages carried forward, none read", ls, err, want)
+			}
+			home, _ := h.db.URLInfo(t.Context(), a.URL("/"))
+			if all, internal, _ := h.db.LinkCounts(t.Context(), home.ID); all != 4 || internal != 1 {
+				t.Errorf("link counts of / after run 2: %d links, %d internal; want 4 and 1", all, internal)
+			}
+		})
+	}
+}
+
+// countingVersions counts the pages read back from the archive.
+type countingVersions struct {
+	crawler.VersionReader
+	raw int
+}
+
+func (v *countingVersions) ReadRaw(rel string) ([]byte, error) {
+	v.raw++
+	return v.VersionReader.ReadRaw(rel)
+}
+
+// forgetLinks rewrites every page.json of the archive without the links the crawl kept there, as
+// strata wrote them before it kept them.
+func forgetLinks(t *testing.T, arch *archive.Dir) {
+	t.Helper()
+	err := filepath.WalkDir(arch.Root(), func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.Name() != archive.MetaFile {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		var m archive.Meta
+		if err := json.Unmarshal(b, &m); err != nil {
+			return err
+		}
+		if m.Links == nil {
+			t.Errorf("%s: the crawl kept no links", path)
+		}
+		m.Links, m.NoFollow = nil, false
+		if b, err = json.Marshal(m); err != nil {
+			return err
+		}
+		return os.WriteFile(path, b, 0o644)
+	})
 	if err != nil {
 		t.Fatal(err)
-	}
-	if ls.Read != 3 || ls.Links != 4 || ls.External != 3 || ls.Added != 1 || ls.Blocked != 1 {
-		t.Errorf("links stage %+v; want 3 versions read, 4 links, 3 external, 1 added, 1 blocked", ls)
-	}
-	for u, want := range map[string]string{b.URL("/other"): "active", b.URL("/private/p"): "blocked"} {
-		if info, err := h.db.URLInfo(t.Context(), u); err != nil || info.State != want {
-			t.Errorf("%s: %+v, %v; want state %s", u, info, err, want)
-		}
-	}
-	if _, err := h.db.URLInfo(t.Context(), c.URL("/")); err == nil {
-		t.Error("a nofollow external link was admitted")
-	}
-	// The next run: the page did not change, so its links are carried forward, not read.
-	h.mustCrawl()
-	ls, err = h.c.Links(t.Context(), h.db, h.arch, crawler.Run{ID: 2}, crawler.LinksConfig{HonourNofollow: true})
-	// /, b/, /x and b/other: /x has been fetched once and b/other never, so nothing shows they are
-	// quiet and their unchanged hub cannot skip them.
-	if err != nil || ls.Read != 0 || ls.Pages != 4 {
-		t.Errorf("second links stage %+v, %v; want the 4 fetched pages carried forward, none read", ls, err)
-	}
-	home, _ := h.db.URLInfo(t.Context(), a.URL("/"))
-	if all, internal, _ := h.db.LinkCounts(t.Context(), home.ID); all != 4 || internal != 1 {
-		t.Errorf("link counts of / after run 2: %d links, %d internal; want 4 and 1", all, internal)
 	}
 }
 

@@ -144,7 +144,7 @@ func SetupOf(cfg *config.Config) Setup {
 			Hybrid: frequency.Hybrid{SampleSize: h.SampleSize, Step: h.Step, MinHistory: h.MinHistory, Normal: h.Normal, Slow: h.Slow,
 				Rho0Start: frequency.DefaultRho0Start, Estimator: frequency.Estimator{MinRate: o.MinRate, MaxRate: o.MaxRate}},
 		},
-		Links:   LinksConfig{ExternalLevel: cfg.Links.ExternalLevel, NewFrMax: cfg.Seed.FrMax, HonourNofollow: cfg.Links.HonourNofollow},
+		Links:   LinksConfig{ExternalLevel: cfg.Links.ExternalLevel, NewFrMax: cfg.Seed.FrMax},
 		Text:    pagetext.Mode(cfg.Archive.Text),
 		WARC:    cfg.Archive.WARC,
 		WARCMax: cfg.Archive.WARCMax,
@@ -434,30 +434,4 @@ func docFetcher(client *http.Client, userAgent string) DocFetcher {
 		date, _ := http.ParseTime(resp.Header.Get("Date"))
 		return resp.Body, date, nil
 	}
-}
-
-// textExtractor returns the crawler's text function: pagetext for HTML, the text itself otherwise.
-func textExtractor(mode pagetext.Mode, log *slog.Logger) TextFunc {
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
-	return func(body []byte, contentType, pageURL string) Text {
-		if !archive.IsHTML(contentType) {
-			return Text{Body: string(body)}
-		}
-		t, err := pagetext.Extract(body, pageURL, mode)
-		if err != nil { // only an unknown mode, which the configuration refuses
-			log.Error("text extraction", "url", pageURL, "error", err)
-			return Text{}
-		}
-		return Text{Title: t.Title, Body: t.Body, Mode: textMode(mode, t.Mode), Alt: t.Alt}
-	}
-}
-
-// textMode is the mode recorded with a version: "fallback" where Main was asked for and Full used.
-func textMode(asked, used pagetext.Mode) string {
-	if asked == pagetext.Main && used == pagetext.Full {
-		return "fallback"
-	}
-	return string(used)
 }

@@ -40,7 +40,8 @@ var _ VersionReader = (*archive.Dir)(nil)
 // LinkStats counts what a links stage did.
 type LinkStats struct {
 	Pages    int // pages of the run whose links were recorded or carried forward
-	Read     int // stored versions read for links
+	Read     int // stored versions whose links were recorded
+	Reparsed int // of them, versions stored without their links (before strata kept them), parsed again
 	Links    int // links recorded
 	External int // external links seen
 	Added    int // external URLs added to the table (filter and robots.txt permitting)
@@ -49,18 +50,26 @@ type LinkStats struct {
 	Elapsed  time.Duration
 }
 
-// LinksConfig tunes the links stage.
+// LinksConfig tunes the links stage. Nofollow links are recorded in the graph but, unless
+// Config.IgnoreNofollow, not admitted.
 type LinksConfig struct {
-	ExternalLevel  int  // level of admitted external URLs
-	NewFrMax       int  // their revisit interval
-	HonourNofollow bool // nofollow links are recorded in the graph but not admitted
+	ExternalLevel int // level of admitted external URLs
+	NewFrMax      int // their revisit interval
+}
+
+// mayFollow is strata's one nofollow rule, for the links the crawl follows and the external links
+// the links stage admits alike: a link whose rel says nofollow (or sponsored, ugc), or any link of
+// a page whose meta robots says nofollow, is not followed, unless the configuration ignores both.
+func (c *Crawler) mayFollow(linkNoFollow, pageNoFollow bool) bool {
+	return c.cfg.IgnoreNofollow || !(linkNoFollow || pageNoFollow)
 }
 
 // Links is the paper's Link Extractor Manager: for every page fetched in run it records the page's
 // links in the link graph (internal and external, first and last run seen) and admits the external
 // links that the URL filter allows into the URL table, blocked if a cached robots.txt forbids them.
-// Internal links were followed by the crawl stage already. A page that did not change keeps its links:
-// they are marked seen again rather than read.
+// Internal links were followed by the crawl stage already. The links of a new version are those the
+// crawl stage read and kept in its page.json; a version stored without them is parsed again. A page
+// that did not change keeps its links: they are marked seen again rather than read.
 func (c *Crawler) Links(ctx context.Context, st LinkStore, versions VersionReader, run Run, cfg LinksConfig) (*LinkStats, error) {
 	start := time.Now()
 	pages, err := st.RunPages(ctx, run.ID)
@@ -85,7 +94,7 @@ func (c *Crawler) Links(ctx context.Context, st LinkStore, versions VersionReade
 			}
 			continue
 		}
-		page, err := readLinks(versions, p)
+		page, reparsed, err := readLinks(versions, p)
 		if errors.Is(err, errNotHTML) {
 			continue
 		}
@@ -95,6 +104,9 @@ func (c *Crawler) Links(ctx context.Context, st LinkStore, versions VersionReade
 			continue
 		}
 		stats.Read++
+		if reparsed {
+			stats.Reparsed++
+		}
 		from, _ := url.Parse(p.URL)
 		fromKey := c.gate.Key(from.Host)
 		links := make([]store.Link, 0, len(page.Links))
@@ -110,7 +122,7 @@ func (c *Crawler) Links(ctx context.Context, st LinkStore, versions VersionReade
 				continue
 			}
 			stats.External++
-			if (l.NoFollow || page.NoFollow) && cfg.HonourNofollow {
+			if !c.mayFollow(l.NoFollow, page.NoFollow) {
 				continue
 			}
 			dec := c.cfg.Filter.Decide(filterInput(lu, cfg.ExternalLevel, seedDom))
@@ -152,19 +164,27 @@ func (c *Crawler) Links(ctx context.Context, st LinkStore, versions VersionReade
 
 var errNotHTML = errors.New("not HTML")
 
-// readLinks extracts the links of a stored version, decoding its bytes with the charset recorded
-// when it was fetched.
-func readLinks(versions VersionReader, p store.RunPage) (*linkextract.Page, error) {
+// readLinks returns the links of a stored version: those the crawl kept in its page.json, or, for
+// a version stored without them (reparsed), those of its page parsed again, decoded with the
+// charset recorded when it was fetched.
+func readLinks(versions VersionReader, p store.RunPage) (page *linkextract.Page, reparsed bool, err error) {
 	meta, err := versions.ReadMeta(p.Stored)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	if meta.RawFile != archive.HTMLFile {
-		return nil, errNotHTML
+		return nil, false, errNotHTML
+	}
+	if meta.Links != nil {
+		page := &linkextract.Page{Links: make([]linkextract.Link, len(meta.Links)), NoFollow: meta.NoFollow}
+		for i, l := range meta.Links {
+			page.Links[i] = linkextract.Link{URL: l.URL, NoFollow: l.NoFollow}
+		}
+		return page, false, nil
 	}
 	raw, err := versions.ReadRaw(p.Stored)
 	if err != nil {
-		return nil, err
+		return nil, true, err
 	}
 	if meta.Charset != "" && meta.Charset != "utf-8" {
 		if enc, _ := charset.Lookup(meta.Charset); enc != nil {
@@ -177,11 +197,11 @@ func readLinks(versions VersionReader, p store.RunPage) (*linkextract.Page, erro
 	if base == "" {
 		base = p.URL
 	}
-	page, err := linkextract.Extract(base, raw, linkextract.Options{})
+	page, err = linkextract.Extract(base, raw, linkextract.Options{})
 	if err != nil {
-		return nil, fmt.Errorf("links of %s: %w", p.URL, err)
+		return nil, true, fmt.Errorf("links of %s: %w", p.URL, err)
 	}
-	return page, nil
+	return page, true, nil
 }
 
 // cachedRules returns the cached robots.txt rules for u's origin, or nil when strata has none: the

@@ -174,7 +174,7 @@ func (s *stage) crawl(ctx context.Context, d *domain, u *store.DueURL, pu *url.U
 		warcRecords = s.capture(ctx, u, resp, &rec, p)
 		err := s.follow(ctx, d, u, pu, resp, &rec)
 		if err == nil {
-			err = s.followLinks(ctx, d, u, pu, resp, &rec)
+			err = s.followLinks(ctx, d, u, pu, resp, &rec, p.links)
 		}
 		if err != nil {
 			return nil, err
@@ -367,20 +367,23 @@ func (s *stage) outcome(d *domain, u *store.DueURL, resp *fetch.Response, ferr e
 // page is what the pipeline reads out of a response.
 type page struct {
 	title, text string
-	mode        string        // Text.Mode
-	alt         func() string // Text.Alt
+	mode        string            // Text.Mode
+	alt         func() string     // Text.Alt
+	links       *linkextract.Page // an HTML page's links, read from the parse that gave its text
 }
 
-// extract returns the title and readable text of a kept 200 response.
+// extract returns the title, readable text and links of a kept 200 response.
 func (s *stage) extract(resp *fetch.Response) page {
 	if !resp.Kept || resp.Status != http.StatusOK {
 		return page{}
 	}
+	var t Text
 	if s.c.cfg.Text == nil {
-		return page{text: string(resp.Text)}
+		t.Body = string(resp.Text)
+	} else {
+		t = s.c.cfg.Text(resp.Text, resp.ContentType, resp.FinalURL)
 	}
-	t := s.c.cfg.Text(resp.Text, resp.ContentType, resp.FinalURL)
-	return page{title: t.Title, text: t.Body, mode: t.Mode, alt: t.Alt}
+	return page{title: t.Title, text: t.Body, mode: t.Mode, alt: t.Alt, links: pageLinks(resp, t)}
 }
 
 // detectChange decides whether the page changed in a non-trivial way (package change): its text is
@@ -451,7 +454,7 @@ func (s *stage) archive(rec *store.FetchRecord, u *store.DueURL, resp *fetch.Res
 		}
 		return nil
 	}
-	return &archive.Version{
+	v := &archive.Version{
 		Meta: archive.Meta{
 			URL: u.URL, FinalURL: resp.FinalURL, FetchedAt: rec.FetchedAt, Status: resp.Status,
 			ContentType: resp.ContentType, Charset: resp.Charset, Size: int64(len(resp.Body)), Truncated: resp.Truncated,
@@ -461,6 +464,14 @@ func (s *stage) archive(rec *store.FetchRecord, u *store.DueURL, resp *fetch.Res
 		Body: resp.Body,
 		Text: p.text,
 	}
+	if p.links != nil { // kept with the version, for the links stage
+		v.Links = make([]archive.Link, len(p.links.Links))
+		for i, l := range p.links.Links {
+			v.Links[i] = archive.Link{URL: l.URL, NoFollow: l.NoFollow}
+		}
+		v.NoFollow = p.links.NoFollow
+	}
+	return v
 }
 
 // follow lets a redirect's target join the run as a URL of its own: the next hop is a separate,
@@ -558,16 +569,15 @@ func filterInput(u *url.URL, level int, seedDomains map[string]bool) filter.Inpu
 
 // followLinks lets the internal links of a page at level L > 0 join the run at level L−1, unless they
 // are known already (Bouras et al., 3.2): the crawl goes down the levels within one run. Only a new
-// or changed page is read for links — an unchanged one has no links strata does not know.
-func (s *stage) followLinks(ctx context.Context, d *domain, u *store.DueURL, from *url.URL, resp *fetch.Response, rec *store.FetchRecord) error {
+// or changed page's links are followed — an unchanged one has no links strata does not know. page
+// is the page's links, nil when it has none to read (not HTML, or a final URL that does not
+// normalise: the page is recorded, its links are not followed).
+func (s *stage) followLinks(ctx context.Context, d *domain, u *store.DueURL, from *url.URL, resp *fetch.Response, rec *store.FetchRecord,
+	page *linkextract.Page) error {
 	feeds := s.c.cfg.Docs != nil
 	if len(s.run.Only) > 0 || (u.Level <= 0 && !feeds) || rec.ContentHash == "" || (!rec.Changed && u.ContentHash != "") ||
-		!archive.IsHTML(resp.ContentType) {
+		page == nil {
 		return nil
-	}
-	page, err := linkextract.Extract(resp.FinalURL, resp.Text, linkextract.Options{})
-	if err != nil {
-		return nil // the final URL did not normalise; the page is recorded, its links are not followed
 	}
 	if feeds {
 		var fs []string
@@ -581,12 +591,9 @@ func (s *stage) followLinks(ctx context.Context, d *domain, u *store.DueURL, fro
 	if u.Level <= 0 {
 		return nil
 	}
-	if page.NoFollow && !s.c.cfg.IgnoreNofollow {
-		return nil
-	}
 	var found []store.NewURL
 	for _, l := range page.Links {
-		if l.NoFollow && !s.c.cfg.IgnoreNofollow {
+		if !s.c.mayFollow(l.NoFollow, page.NoFollow) {
 			continue
 		}
 		lu, err := url.Parse(l.URL)

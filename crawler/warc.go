@@ -12,7 +12,6 @@ import (
 	"github.com/strata-crawler/strata/internal/robots"
 	"github.com/strata-crawler/strata/internal/store"
 	"github.com/strata-crawler/strata/internal/warc"
-	"github.com/strata-crawler/strata/linkextract"
 )
 
 // WARCOptions turn on WARC writing during a crawl: every fetch and robots.txt exchange of the run
@@ -53,7 +52,8 @@ func (s *stage) capture(ctx context.Context, u *store.DueURL, resp *fetch.Respon
 		return nil
 	}
 	pg := warc.Page{Exchange: exchangeOf(u.URL, rec.FetchedAt, resp), NotModified: resp.NotModified}
-	if ps, ok := s.c.store.(priorStore); ok && (resp.Status == http.StatusOK || resp.NotModified) {
+	// A URL never fetched before has no earlier response to refer to: no query for it.
+	if ps, ok := s.c.store.(priorStore); ok && !u.New && (resp.Status == http.StatusOK || resp.NotModified) {
 		prior, err := ps.LastResponse(ctx, u.ID)
 		switch {
 		case err == nil:
@@ -119,11 +119,9 @@ func (s *stage) facts(u *store.DueURL, resp *fetch.Response, rec *store.FetchRec
 	if p.title != "" {
 		f = append(f, [2]string{"title", p.title})
 	}
-	if resp.Status == http.StatusOK && resp.Kept && archive.IsHTML(resp.ContentType) {
-		if pg, err := linkextract.Extract(resp.FinalURL, resp.Text, linkextract.Options{}); err == nil {
-			for _, l := range pg.Links {
-				f = append(f, [2]string{"outlink", l.URL})
-			}
+	if p.links != nil {
+		for _, l := range p.links.Links {
+			f = append(f, [2]string{"outlink", l.URL})
 		}
 	}
 	if loc := resp.Header.Get("Location"); loc != "" && resp.Status >= 300 && resp.Status < 400 {

@@ -41,7 +41,6 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/PuerkitoBio/goquery"
 	"golang.org/x/net/html"
 
 	"github.com/strata-crawler/strata/internal/urlnorm"
@@ -121,19 +120,38 @@ func Extract(pageURL string, src []byte, opts Options) (*Page, error) {
 	if err != nil {
 		return nil, fmt.Errorf("linkextract: page URL: %w", err)
 	}
-	maxLinks := opts.MaxLinks
-	if maxLinks <= 0 {
-		maxLinks = DefaultMaxLinks
-	}
 	var s scan
-	// Scripting off: a crawler that runs no scripts sees <noscript> content as markup.
-	root, err := html.ParseWithOptions(bytes.NewReader(src), html.ParseOptionEnableScripting(false))
-	if err == nil {
-		s.tree(goquery.NewDocumentFromNode(root))
+	if root, err := html.Parse(bytes.NewReader(src)); err == nil {
+		s.tree(root, true)
 	} else {
 		s.tokens(src)
 	}
-	return s.page(page, maxLinks), nil
+	return s.page(page, opts.maxLinks()), nil
+}
+
+// ExtractTree is Extract for a page the caller has parsed already, so that one parse serves
+// everything read from the page: doc is what html.Parse returned for it (scripting on, the tree
+// that text extraction reads too; <noscript> content, which that parse keeps as text, is parsed
+// as markup here, as a scriptless browser shows it; the one difference from a parse with scripting
+// off is broken markup: a tag or comment left open at the end of a <noscript> ends there, where
+// that parse reads it on past "</noscript>", and a <noscript> left open in a <template> keeps what
+// follows in the template). ExtractTree does not modify doc. A page that
+// html.Parse refuses (nested too deeply) has no tree: give it to Extract, which reads its tokens.
+func ExtractTree(pageURL string, doc *html.Node, opts Options) (*Page, error) {
+	page, err := urlnorm.Parse(pageURL)
+	if err != nil {
+		return nil, fmt.Errorf("linkextract: page URL: %w", err)
+	}
+	var s scan
+	s.tree(doc, true)
+	return s.page(page, opts.maxLinks()), nil
+}
+
+func (o Options) maxLinks() int {
+	if o.MaxLinks <= 0 {
+		return DefaultMaxLinks
+	}
+	return o.MaxLinks
 }
 
 // page resolves the scanned candidates into a Page.

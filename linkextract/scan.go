@@ -6,7 +6,6 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/PuerkitoBio/goquery"
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
 )
@@ -19,8 +18,9 @@ type candidate struct {
 	typ  string
 	// text is the label when it is known while scanning; node is an anchor whose text is read
 	// only if its URL turns out to be new, so duplicates and dropped links cost no text walk.
-	text string
-	node *html.Node
+	text      string
+	node      *html.Node
+	scripting bool // node's tree was parsed with scripting on (see scan.sources)
 }
 
 // scan is what one pass over a page collects; page turns it into a Page.
@@ -34,6 +34,8 @@ type scan struct {
 	noIndex  bool
 	buf      textBuf // reused for every anchor's text
 	lbl      textBuf // reused for attribute labels, which token scans read inside anchors
+	// fragments holds the parsed content of <noscript> elements kept as text (see noscript).
+	fragments map[*html.Node][]*html.Node
 }
 
 // attrs holds the attributes Extract reads. As in browsers, the first of repeated attributes wins.
@@ -151,7 +153,13 @@ func (s *scan) text(c *candidate) string {
 	}
 	t := &s.buf
 	t.reset(MaxTextBytes)
-	a := c.node
+	s.writeText(t, c.node, c.scripting)
+	return t.String()
+}
+
+// writeText writes the text under a to t; scripting says whether a's tree was parsed with
+// scripting on (see sources).
+func (s *scan) writeText(t *textBuf, a *html.Node, scripting bool) {
 	// Iterative pre-order walk: hostile pages nest deeply, and the walk stops once the text is full.
 	for n := a.FirstChild; n != nil && !t.full; {
 		descend := false
@@ -166,6 +174,18 @@ func (s *scan) text(c *candidate) string {
 				t.sep()
 				t.write(nodeAttrs(n).alt)
 				t.sep()
+			case atom.Noscript:
+				if !scripting {
+					descend = true
+					break
+				}
+				for _, f := range s.noscript(n) {
+					// A fragment's nodes have no parent: wrap each to walk it like an anchor's children.
+					wrap := &html.Node{Type: html.ElementNode, FirstChild: f, LastChild: f}
+					f.Parent = wrap
+					s.writeText(t, wrap, false)
+					f.Parent = nil
+				}
 			default:
 				if isBlock(n.DataAtom) {
 					t.sep()
@@ -180,7 +200,7 @@ func (s *scan) text(c *candidate) string {
 		for n.NextSibling == nil {
 			n = n.Parent
 			if n == a {
-				return t.String()
+				return
 			}
 			if isBlock(n.DataAtom) {
 				t.sep()
@@ -188,7 +208,6 @@ func (s *scan) text(c *candidate) string {
 		}
 		n = n.NextSibling
 	}
-	return t.String()
 }
 
 // isBlock reports elements whose boundaries separate words, so "<li>News</li><li>Sport</li>"
@@ -204,27 +223,23 @@ func isBlock(a atom.Atom) bool {
 	return false
 }
 
-// sources matches, in document order, the HTML elements Extract reads. It walks iteratively (the
-// parser allows 512 levels, and cascadia's recursive walk allocates per level) and does not enter
-// <template>, whose content is inert.
-type sources struct{}
-
-func (sources) Match(n *html.Node) bool {
-	if n.Type != html.ElementNode || n.Namespace != "" {
-		return false
-	}
-	switch n.DataAtom {
-	case atom.A, atom.Area, atom.Link, atom.Base, atom.Meta, atom.Title:
-		return true
-	}
-	return false
-}
-
-func (m sources) MatchAll(root *html.Node) []*html.Node {
-	out := make([]*html.Node, 0, 64)
+// sources returns, in document order, the HTML elements Extract reads under root. It walks
+// iteratively (the parser allows 512 levels) and does not enter <template>, whose content is inert.
+// In a tree parsed with scripting on, where every <noscript> holds its content as text, that
+// content is read as the markup it is; in a <noscript> fragment (scripting off) text is text.
+func (s *scan) sources(out []source, root *html.Node, scripting bool) []source {
 	for n := root; ; {
-		if m.Match(n) {
-			out = append(out, n)
+		if n.Type == html.ElementNode && n.Namespace == "" {
+			switch n.DataAtom {
+			case atom.A, atom.Area, atom.Link, atom.Base, atom.Meta, atom.Title:
+				out = append(out, source{n, scripting})
+			case atom.Noscript:
+				if scripting {
+					for _, f := range s.noscript(n) {
+						out = s.sources(out, f, false)
+					}
+				}
+			}
 		}
 		if n.FirstChild != nil && !(n.Type == html.ElementNode && n.DataAtom == atom.Template) {
 			n = n.FirstChild
@@ -240,21 +255,40 @@ func (m sources) MatchAll(root *html.Node) []*html.Node {
 	}
 }
 
-func (m sources) Filter(nodes []*html.Node) []*html.Node {
-	var out []*html.Node
-	for _, n := range nodes {
-		if m.Match(n) {
-			out = append(out, n)
-		}
+// noscript returns the content of a <noscript> element of a tree parsed with scripting on, where
+// it is one text node, parsed as markup with scripting off, as a browser that runs no scripts
+// builds it. Each element is parsed once.
+func (s *scan) noscript(n *html.Node) []*html.Node {
+	if n.FirstChild == nil || n.FirstChild.Type != html.TextNode {
+		return nil
 	}
-	return out
+	if f, ok := s.fragments[n]; ok {
+		return f
+	}
+	f, err := html.ParseFragmentWithOptions(strings.NewReader(n.FirstChild.Data), &html.Node{Type: html.ElementNode,
+		Data: "body", DataAtom: atom.Body}, html.ParseOptionEnableScripting(false))
+	if err != nil {
+		f = nil
+	}
+	if s.fragments == nil {
+		s.fragments = map[*html.Node][]*html.Node{}
+	}
+	s.fragments[n] = f
+	return f
 }
 
-// tree scans a parsed document.
-func (s *scan) tree(doc *goquery.Document) {
-	nodes := doc.FindMatcher(sources{}).Nodes
+// source is an element sources found, and whether its tree was parsed with scripting on.
+type source struct {
+	n         *html.Node
+	scripting bool
+}
+
+// tree scans a parsed document; scripting says how it was parsed (see sources).
+func (s *scan) tree(doc *html.Node, scripting bool) {
+	nodes := s.sources(make([]source, 0, 64), doc, scripting)
 	s.cands = make([]candidate, 0, len(nodes))
-	for _, n := range nodes {
+	for _, src := range nodes {
+		n := src.n
 		if n.DataAtom == atom.Title {
 			if !s.hasTitle {
 				s.hasTitle = true
@@ -269,6 +303,9 @@ func (s *scan) tree(doc *goquery.Document) {
 		}
 		a := nodeAttrs(n)
 		s.element(n.DataAtom, &a, n)
+		if n.DataAtom == atom.A && len(s.cands) > 0 && s.cands[len(s.cands)-1].node == n {
+			s.cands[len(s.cands)-1].scripting = src.scripting
+		}
 	}
 }
 

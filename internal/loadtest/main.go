@@ -5,15 +5,19 @@
 //	go run ./internal/loadtest -hosts 1000 -pages 100 -delay 0
 //	go run ./internal/loadtest -hosts 1000 -pages 10 -delay 1s -crawlers strata
 //	go run ./internal/loadtest -hosts 10000 -pages 100 -crawlers strata -max-duration 5m
+//	go run ./internal/loadtest -hosts 200 -pages 50 -size 50000 -links 20 -hints=false -keep /dev/shm/lt
 //
-// This process serves the web (internal/testweb.LoadWeb, every site on its own 127.0.x.y address)
-// and counts what the sites served. strata is the real binary (built from this module unless -strata
+// This process serves the web (internal/testweb.LoadWeb, every site on its own 127.0.x.y address;
+// with -size and -links, real-sized article pages, testweb.NewArticleWeb) and counts what the sites
+// served. strata's seeds get as many levels as the web needs; colly follows every link of the
+// seeds' hosts (see collycrawl.Options.Depth). strata is the real binary (built from this module unless -strata
 // names one), run as a user runs it: `strata seed add` for the sites' seeds at level 1, then the
 // measured `strata crawl`. colly is this program again, started with -child colly
 // (internal/loadtest/collycrawl). For each crawler it prints the pages served, pages per second over
 // the servers' first-request-to-last-response window, CPU seconds per 1,000 pages and peak RSS of
 // the crawler's process (wait4's rusage: user + system time, ru_maxrss), and with -delay the share
-// of the politeness bound hosts/delay. Nothing here sends a request to anything but loopback.
+// of the politeness bound hosts/delay and the requests that came sooner than the delay after their
+// site's previous response. Nothing here sends a request to anything but loopback.
 //
 // The crawler is measured as a separate process rather than in the test binary because strata's
 // import rules let only internal/cli wire the crawler package, and because a crawler sharing its
@@ -58,6 +62,8 @@ func main() {
 // options are the command's flags.
 type options struct {
 	hosts, pages, workers int
+	size, links           int  // article pages of about size bytes with links links each; 0: the 6 KB web
+	hints                 bool // strata's hints.enabled
 	delay, maxDuration    time.Duration
 	crawlers              string
 	strata                string // the strata binary; built from the module when empty
@@ -65,6 +71,8 @@ type options struct {
 	cpuProfile            string // strata --cpuprofile
 
 	child, seeds string // internal: -child colly -seeds FILE runs the colly crawl in this process
+	textDir      string // internal: where the child writes each page's text
+	depth        int    // levels below the seed that reach the whole web: strata's seed level
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -73,6 +81,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	fs.IntVar(&o.hosts, "hosts", 1000, "sites in the web, each on its own loopback address")
 	fs.IntVar(&o.pages, "pages", 100, "pages per site, the seed included")
+	fs.IntVar(&o.size, "size", 0, "bytes per page, about: real-sized article pages (with -links); 0 = the 6 KB pages whose seed links to every page")
+	fs.IntVar(&o.links, "links", 20, "with -size: distinct pages of its site each page links to")
+	fs.BoolVar(&o.hints, "hints", true, "strata's hints.enabled (sitemaps and feeds; a sitemap request per host)")
 	fs.IntVar(&o.workers, "workers", 32, "strata's crawl.workers; colly's bound on requests in flight")
 	fs.DurationVar(&o.delay, "delay", 0, "strata's politeness.loopback_delay; colly's LimitRule.Delay")
 	fs.DurationVar(&o.maxDuration, "max-duration", 0, "stop strata's crawl after this long (crawl --max-duration); 0 = crawl everything")
@@ -82,6 +93,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of strata's crawl to this file (strata --cpuprofile)")
 	fs.StringVar(&o.child, "child", "", "internal: run this crawler here (colly)")
 	fs.StringVar(&o.seeds, "seeds", "", "internal: the child's seed file")
+	fs.StringVar(&o.textDir, "text-dir", "", "internal: the child's directory for page texts")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -90,6 +102,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	if o.hosts < 1 || o.pages < 1 || o.workers < 1 {
 		return errors.New("-hosts, -pages and -workers must be at least 1")
+	}
+	if o.size < 0 || (o.size > 0 && o.links < 2) {
+		return errors.New("-size must be at least 0, and -links at least 2 with -size")
 	}
 	log := slog.New(slog.NewTextHandler(stderr, nil))
 
@@ -112,10 +127,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 
 	start := time.Now()
-	ls, err := testweb.ServeLoad(testweb.NewLoadWeb(o.pages), o.hosts)
+	lw := testweb.NewLoadWeb(o.pages)
+	if o.size > 0 {
+		lw = testweb.NewArticleWeb(o.pages, o.links, o.size)
+	}
+	o.depth = max(lw.Depth(), 1)
+	ls, err := testweb.ServeLoad(lw, o.hosts)
 	if err != nil {
 		return err
 	}
+	ls.Gap = o.delay
 	defer func() {
 		if err := ls.Close(); err != nil {
 			log.Error("test web", "err", err)
@@ -132,8 +153,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("seed file: %w", err)
 	}
 
-	fmt.Fprintf(stdout, "web: %d hosts × %d pages = %d pages, workers %d, delay %v, max duration %v\n",
-		o.hosts, o.pages, o.hosts*o.pages, o.workers, o.delay, o.maxDuration)
+	shape := "6 KB pages, the seed links to every page"
+	if o.size > 0 {
+		shape = fmt.Sprintf("article pages of about %d bytes with %d links each", o.size, o.links)
+	}
+	fmt.Fprintf(stdout, "web: %d hosts × %d pages = %d pages (%s; %d levels below the seed), workers %d, delay %v, max duration %v, strata hints %v\n",
+		o.hosts, o.pages, o.hosts*o.pages, shape, o.depth, o.workers, o.delay, o.maxDuration, o.hints)
 	for _, name := range strings.Split(o.crawlers, ",") {
 		ls.Reset()
 		var m *measurement
@@ -174,6 +199,10 @@ func (m *measurement) print(w io.Writer, o options) {
 	rate := pages / window.Seconds()
 	fmt.Fprintf(w, "%s: %d pages, %d robots.txt, %d other, %d connections, %d overlapping requests\n",
 		m.name, m.served.Pages, m.served.Robots, m.served.Other, m.served.Conns, m.served.Overlaps)
+	if o.delay > 0 {
+		fmt.Fprintf(w, "%s: %d requests sooner than %v after the previous response to their site (politeness violations)\n",
+			m.name, m.served.Early, o.delay)
+	}
 	fmt.Fprintf(w, "%s: %.0f pages/s (%v from first request to last response; process %v)\n",
 		m.name, rate, window.Round(time.Millisecond), m.wall.Round(time.Millisecond))
 	rss := "unknown on " + runtime.GOOS
@@ -238,14 +267,16 @@ path = "strata.db"
 [archive]
 root = "archive"
 [seed]
-level = 1
+level = %d
 [crawl]
 user_agent = %q
 workers = %d
 [politeness]
 loopback_delay = %q
 delay_factor = 1.0
-`, userAgent, o.workers, o.delay.String())
+[hints]
+enabled = %v
+`, o.depth, userAgent, o.workers, o.delay.String(), o.hints)
 	if err := os.WriteFile(cfg, []byte(toml), 0o644); err != nil {
 		return nil, fmt.Errorf("strata config: %w", err)
 	}
@@ -305,8 +336,12 @@ func measureColly(ctx context.Context, o options, dir, seeds string) (*measureme
 	if err != nil {
 		return nil, fmt.Errorf("colly: find this program: %w", err)
 	}
+	texts := filepath.Join(dir, "text")
+	if err := os.MkdirAll(texts, 0o755); err != nil {
+		return nil, fmt.Errorf("colly text directory: %w", err)
+	}
 	ps, wall, err := runCmd(ctx, dir, "colly", self, "-child", "colly", "-seeds", seeds,
-		"-workers", fmt.Sprint(o.workers), "-delay", o.delay.String())
+		"-workers", fmt.Sprint(o.workers), "-delay", o.delay.String(), "-text-dir", texts)
 	if err != nil {
 		return nil, err
 	}
@@ -373,7 +408,8 @@ func runChild(ctx context.Context, o options, stdout io.Writer) error {
 	if err := sc.Err(); err != nil {
 		return fmt.Errorf("colly: seeds %s: %w", o.seeds, err)
 	}
-	st, err := collycrawl.Crawl(ctx, seeds, collycrawl.Options{UserAgent: userAgent, Workers: o.workers, Delay: o.delay})
+	st, err := collycrawl.Crawl(ctx, seeds, collycrawl.Options{UserAgent: userAgent, Workers: o.workers, Delay: o.delay,
+		TextDir: o.textDir})
 	if err != nil {
 		return err
 	}

@@ -5,7 +5,7 @@
 //
 //   - Full: every visible text block of the page in document order (title,
 //     headings, paragraphs, list items, table cells), extracted by our own
-//     walk of the golang.org/x/net/html tree (via goquery). Nothing is judged
+//     walk of the golang.org/x/net/html tree. Nothing is judged
 //     to be boilerplate; only text a browser would not show is dropped.
 //   - Main: the main content, found by our own readability-style scorer
 //     over the same tree (readability.go: page furniture dropped, blocks
@@ -47,8 +47,8 @@ import (
 	"bytes"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
-	"github.com/PuerkitoBio/goquery"
 	"golang.org/x/net/html"
 )
 
@@ -132,14 +132,34 @@ func Extract(page []byte, pageURL string, mode Mode) (Text, error) {
 		title, body := tokenText(src)
 		return Text{Title: title, Body: withTitle(title, body), Mode: Full}, nil
 	}
+	return extractTree(doc, src, mode), nil
+}
+
+// ExtractTree is Extract for a page the caller has parsed already, so that one parse serves
+// everything read from the page (its links too): doc is what html.Parse returned for src, the page
+// as valid UTF-8 (as fetch decodes it). ExtractTree prunes doc in place, so read anything else from
+// the tree first. For src that is not valid UTF-8 it ignores doc and extracts as Extract does, from
+// the repaired page. pageURL and the error are as for Extract.
+func ExtractTree(doc *html.Node, src []byte, pageURL string, mode Mode) (Text, error) {
+	if mode != Full && mode != Main {
+		return Text{}, fmt.Errorf("pagetext: unknown mode %q (want %q or %q)", string(mode), Full, Main)
+	}
+	if !utf8.Valid(src) {
+		return Extract(src, pageURL, mode)
+	}
+	return extractTree(doc, src, mode), nil
+}
+
+// extractTree extracts the text of doc, the tree of src.
+func extractTree(doc *html.Node, src []byte, mode Mode) Text {
 	title := findTitle(doc)
 	prune(doc)
 	full := renderNode(doc)
 	if mode == Full {
-		return Text{Title: title, Body: withTitle(title, full), Mode: Full}, nil
+		return Text{Title: title, Body: withTitle(title, full), Mode: Full}
 	}
 	if len(src) > MainMaxBytes {
-		return Text{Title: title, Body: withTitle(title, full), Mode: Full}, nil
+		return Text{Title: title, Body: withTitle(title, full), Mode: Full}
 	}
 	main, ok := extractMain(doc, src, full)
 	if !ok {
@@ -147,31 +167,58 @@ func Extract(page []byte, pageURL string, mode Mode) (Text, error) {
 		if strings.TrimSpace(main) != "" {
 			t.alt = main
 		}
-		return t, nil
+		return t
 	}
-	return Text{Title: title, Body: withTitle(title, main), Mode: Main, alt: full}, nil
+	return Text{Title: title, Body: withTitle(title, main), Mode: Main, alt: full}
 }
 
 // parse builds the document tree. html.Parse fails only on a document
 // nested deeper than 512 open elements (a bytes.Reader does not fail).
 func parse(src []byte) (*html.Node, bool) {
-	doc, err := goquery.NewDocumentFromReader(bytes.NewReader(src))
-	if err != nil || len(doc.Nodes) == 0 {
+	doc, err := html.Parse(bytes.NewReader(src))
+	if err != nil {
 		return nil, false
 	}
-	return doc.Nodes[0], true
+	return doc, true
 }
 
 // findTitle returns the collapsed text of the document's first <title>
 // outside <svg> and <math> (whose <title> elements are tooltips).
 func findTitle(doc *html.Node) string {
-	sel := goquery.NewDocumentFromNode(doc).Find("title").FilterFunction(func(_ int, s *goquery.Selection) bool {
-		return s.Closest("svg, math").Length() == 0
-	}).First()
-	if sel.Length() == 0 {
+	var find func(n *html.Node) *html.Node
+	find = func(n *html.Node) *html.Node {
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			if c.Type != html.ElementNode {
+				continue
+			}
+			switch c.Data {
+			case "title":
+				return c
+			case "svg", "math":
+				continue
+			}
+			if t := find(c); t != nil {
+				return t
+			}
+		}
+		return nil
+	}
+	t := find(doc)
+	if t == nil {
 		return ""
 	}
-	return collapse(sel.Text())
+	var b strings.Builder
+	var text func(n *html.Node)
+	text = func(n *html.Node) { // what goquery's Text gives: every text node below, in order
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			if c.Type == html.TextNode {
+				b.WriteString(c.Data)
+			}
+			text(c)
+		}
+	}
+	text(t)
+	return collapse(b.String())
 }
 
 // withTitle puts title in front of body as its own block, unless it is

@@ -236,7 +236,7 @@ func renderNodes(nodes []*html.Node, keep []bool) string {
 			r.endBlock()
 		}
 	}
-	return strings.Join(r.blocks, "\n\n")
+	return r.out.String()
 }
 
 // undo records removals from the tree so that they can be taken back.
@@ -310,7 +310,25 @@ func (t textStats) linkDensity() float64 {
 func measureText(s string, weight float64) textStats {
 	var t textStats
 	space := false
-	for _, c := range s {
+	for i := 0; i < len(s); {
+		if b := s[i]; b < utf8.RuneSelf { // most text is ASCII: a table, not a call per character
+			i++
+			switch asciiClass[b] {
+			case asciiSpace:
+				if !space {
+					t.chars++
+				}
+				space = true
+				continue
+			case asciiComma:
+				t.commas++
+			}
+			space = false
+			t.chars++
+			continue
+		}
+		c, size := utf8.DecodeRuneInString(s[i:])
+		i += size
 		switch {
 		case isSpace(c):
 			if !space {

@@ -53,12 +53,15 @@ func renderNode(n *html.Node) string {
 	r := &renderer{linkEnd: -1}
 	r.walk(n)
 	r.endBlock()
-	return strings.Join(r.blocks, "\n\n")
+	return r.out.String()
 }
 
 // renderer accumulates blocks of lines.
 type renderer struct {
-	blocks    []string // finished blocks
+	// out is the finished blocks, separated by blank lines: written as each block ends, so the
+	// text is not copied again to join blocks and lines (copies were a third of what extraction
+	// allocated, and allocation is what makes the collector run).
+	out       strings.Builder
 	lines     []string // finished lines of the current block
 	line      []byte   // the current line, whitespace already collapsed
 	space     bool     // a space is due before the next character of line
@@ -151,7 +154,21 @@ func (r *renderer) inlineStart() {
 
 // text appends s to the current line, collapsing whitespace.
 func (r *renderer) text(s string) {
-	for _, c := range s {
+	for i := 0; i < len(s); {
+		if b := s[i]; b < utf8.RuneSelf && asciiClass[b] == asciiPlain {
+			// A run of printable ASCII is written at once: most text is one, and a call per
+			// character was the largest cost of rendering (issue 19).
+			j := i + 1
+			for j < len(s) && s[j] < utf8.RuneSelf && asciiClass[s[j]] == asciiPlain {
+				j++
+			}
+			r.startRune(rune(b))
+			r.line = append(r.line, s[i:j]...)
+			i = j
+			continue
+		}
+		c, size := utf8.DecodeRuneInString(s[i:])
+		i += size
 		switch {
 		case isSpace(c):
 			if len(r.line) > 0 {
@@ -159,18 +176,47 @@ func (r *renderer) text(s string) {
 			}
 		case dropRune(c):
 		default:
-			if r.space {
-				r.line = append(r.line, ' ')
-				r.space = false
-			} else if r.joinCheck && isWordRune(c) && endsInWord(r.line) {
-				r.line = append(r.line, ' ')
-			}
-			r.joinCheck, r.afterInline = false, false
+			r.startRune(c)
 			r.line = utf8.AppendRune(r.line, c)
-			r.afterBR = false
 		}
 	}
 }
+
+// startRune does what comes before a visible rune c is written: the space collapsed from white
+// space before it, or the space between two touching inline elements (see inlineStart).
+func (r *renderer) startRune(c rune) {
+	if r.space {
+		r.line = append(r.line, ' ')
+		r.space = false
+	} else if r.joinCheck && isWordRune(c) && endsInWord(r.line) {
+		r.line = append(r.line, ' ')
+	}
+	r.joinCheck, r.afterInline = false, false
+	r.afterBR = false
+}
+
+// The classes of ASCII bytes for the renderer and measureText: white space (isSpace), invisible
+// control characters (dropRune), the comma (isComma), and every other printable character.
+const (
+	asciiPlain uint8 = iota
+	asciiSpace
+	asciiDrop
+	asciiComma
+)
+
+var asciiClass = func() (t [utf8.RuneSelf]uint8) {
+	for b := range t {
+		switch c := rune(b); {
+		case isSpace(c):
+			t[b] = asciiSpace
+		case dropRune(c):
+			t[b] = asciiDrop
+		case isComma(c):
+			t[b] = asciiComma
+		}
+	}
+	return t
+}()
 
 // isWordRune reports letters, marks and digits: the runes two glued words
 // would run together on.
@@ -210,7 +256,15 @@ func (r *renderer) lineBreak() {
 func (r *renderer) endBlock() {
 	r.lineBreak()
 	if len(r.lines) > 0 {
-		r.blocks = append(r.blocks, strings.Join(r.lines, "\n"))
+		if r.out.Len() > 0 {
+			r.out.WriteString("\n\n")
+		}
+		for i, l := range r.lines {
+			if i > 0 {
+				r.out.WriteByte('\n')
+			}
+			r.out.WriteString(l)
+		}
 		r.lines = r.lines[:0]
 	}
 }

@@ -8,7 +8,7 @@ import (
 	"golang.org/x/net/html"
 )
 
-// droppedTags are the elements of droppedSelector, by name, for tokenText.
+// droppedTags are the elements prune drops (droppedElements and <head>), for tokenText.
 var droppedTags = map[string]bool{
 	"script": true, "style": true, "noscript": true, "template": true, "svg": true,
 	"title": true, "iframe": true, "object": true, "embed": true, "canvas": true,
@@ -36,7 +36,7 @@ func tokenText(src []byte) (title, body string) {
 		switch tt {
 		case html.ErrorToken:
 			r.endBlock()
-			return collapse(titleText.String()), strings.Join(r.blocks, "\n\n")
+			return collapse(titleText.String()), r.out.String()
 		case html.TextToken:
 			switch {
 			case inTitle:

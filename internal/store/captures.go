@@ -41,9 +41,12 @@ func (db *DB) LastResponse(ctx context.Context, urlID int64) (*PriorCapture, err
 	var p PriorCapture
 	var at string
 	var digest sql.NullString
-	err := db.sql.QueryRowContext(ctx, `SELECT u.url, f.fetched_at, c.payload_digest, c.warc_id
+	st, err := db.prepared(ctx, `SELECT u.url, f.fetched_at, c.payload_digest, c.warc_id
 		FROM fetches f JOIN captures c ON c.fetch_id = f.id JOIN urls u ON u.id = f.url_id
-		WHERE f.url_id = ? AND c.warc_type = 'response' ORDER BY f.id DESC LIMIT 1`, urlID).Scan(&p.URL, &at, &digest, &p.WARCID)
+		WHERE f.url_id = ? AND c.warc_type = 'response' ORDER BY f.id DESC LIMIT 1`)
+	if err == nil {
+		err = st.QueryRowContext(ctx, urlID).Scan(&p.URL, &at, &digest, &p.WARCID)
+	}
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("last WARC response of URL %d: %w", urlID, ErrNotFound)
 	}

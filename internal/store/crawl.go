@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -1000,16 +1001,20 @@ func (db *DB) ArchivePaths(ctx context.Context, url string) ([]string, error) {
 // by their NewURL.Hold rule; a known one is left as it is, except that its level is raised when it
 // is now reached from a higher page. It returns the URLs it inserted.
 func (db *DB) Discover(ctx context.Context, found []NewURL) ([]NewURL, error) {
+	found, err := db.toDiscover(ctx, found)
+	if err != nil || len(found) == 0 {
+		return nil, err
+	}
 	var added []NewURL
 	now := formatTime(db.now())
-	err := db.inTx(ctx, func(tx *sql.Tx) error {
-		ins, err := tx.PrepareContext(ctx, `INSERT INTO urls (url, host, level, due_tick, fr_max, parent_id, root_id, added_at)
+	err = db.inTx(ctx, func(tx *sql.Tx) error {
+		ins, err := db.txPrepared(ctx, tx, `INSERT INTO urls (url, host, level, due_tick, fr_max, parent_id, root_id, added_at)
 			VALUES (?, ?, ?, 0, ?, ?, ?, ?) ON CONFLICT (url) DO NOTHING`)
 		if err != nil {
 			return err
 		}
 		defer ins.Close()
-		raise, err := tx.PrepareContext(ctx, `UPDATE urls SET level = ? WHERE url = ? AND level < ?`)
+		raise, err := db.txPrepared(ctx, tx, `UPDATE urls SET level = ? WHERE url = ? AND level < ?`)
 		if err != nil {
 			return err
 		}
@@ -1047,4 +1052,51 @@ func (db *DB) Discover(ctx context.Context, found []NewURL) ([]NewURL, error) {
 		return nil, fmt.Errorf("record %d discovered URLs: %w", len(found), err)
 	}
 	return added, nil
+}
+
+// toDiscover returns the URLs of found that Discover has to write: those not in the table, and
+// those whose level it would raise. Most links of a page are known already (a site's navigation is
+// on every page), and without this read every page took SQLite's one write lock to change
+// nothing, queueing behind the group commit with a connection held. Nothing takes a URL out of the
+// table or lowers its level during a crawl, so a URL known here at its level needs no write.
+func (db *DB) toDiscover(ctx context.Context, found []NewURL) ([]NewURL, error) {
+	if len(found) == 0 {
+		return nil, nil
+	}
+	urls := make([]string, len(found))
+	for i, u := range found {
+		urls[i] = u.URL
+	}
+	list, err := json.Marshal(urls)
+	if err != nil {
+		return nil, fmt.Errorf("look up %d discovered URLs: %w", len(found), err)
+	}
+	st, err := db.prepared(ctx, `SELECT url, level FROM urls WHERE url IN (SELECT value FROM json_each(?))`)
+	if err != nil {
+		return nil, fmt.Errorf("look up %d discovered URLs: %w", len(found), err)
+	}
+	rows, err := st.QueryContext(ctx, string(list))
+	if err != nil {
+		return nil, fmt.Errorf("look up %d discovered URLs: %w", len(found), err)
+	}
+	defer rows.Close()
+	known := make(map[string]int, len(found))
+	for rows.Next() {
+		var u string
+		var level int
+		if err := rows.Scan(&u, &level); err != nil {
+			return nil, fmt.Errorf("look up %d discovered URLs: %w", len(found), err)
+		}
+		known[u] = level
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("look up %d discovered URLs: %w", len(found), err)
+	}
+	var write []NewURL
+	for _, u := range found {
+		if level, ok := known[u.URL]; !ok || level < u.Level {
+			write = append(write, u)
+		}
+	}
+	return write, nil
 }

@@ -343,6 +343,50 @@ func TestDiscover(t *testing.T) {
 	}
 }
 
+// TestDiscoverKnownWritesNothing: links to URLs the table has at their level or higher change
+// nothing, so Discover does not take the write lock for them: it succeeds while another connection
+// holds it (a group commit in a crawl).
+func TestDiscoverKnownWritesNothing(t *testing.T) {
+	ctx := t.Context()
+	path := filepath.Join(t.TempDir(), "s.db")
+	db := mustOpen(t, path, store.Options{})
+	if _, err := db.AddSeeds(ctx, []store.NewSeed{{URL: "https://a.example/", Host: "a.example", Level: 2, FrMax: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	known := []store.NewURL{
+		{URL: "https://a.example/x", Host: "a.example", Level: 1, FrMax: 1},
+		{URL: "https://a.example/", Host: "a.example", Level: 1, FrMax: 1},
+	}
+	if added, err := db.Discover(ctx, known); err != nil || len(added) != 1 {
+		t.Fatalf("Discover = %v, %v; want /x added", added, err)
+	}
+	conn, err := rawDB(t, path).Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, `BEGIN IMMEDIATE`); err != nil {
+		t.Fatal(err)
+	}
+	lower := append([]store.NewURL(nil), known...)
+	lower[0].Level = 0
+	for _, found := range [][]store.NewURL{known, lower} {
+		if added, err := db.Discover(ctx, found); err != nil || len(added) != 0 {
+			t.Errorf("Discover of known URLs beside a writer = %v, %v; want nothing added, no error", added, err)
+		}
+	}
+	if _, err := conn.ExecContext(ctx, `ROLLBACK`); err != nil {
+		t.Fatal(err)
+	}
+	// A level to raise is still written.
+	if _, err := db.Discover(ctx, []store.NewURL{{URL: "https://a.example/x", Host: "a.example", Level: 3, FrMax: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	if info, _ := db.URLInfo(ctx, "https://a.example/x"); info.Level != 3 {
+		t.Errorf("level %d after rediscovery from a higher page, want 3", info.Level)
+	}
+}
+
 func mustID(t *testing.T, db *store.DB, u string) int64 {
 	t.Helper()
 	info, err := db.URLInfo(t.Context(), u)

@@ -46,7 +46,7 @@ type Link struct {
 // last_run: the graph is a history too.
 func (db *DB) SaveLinks(ctx context.Context, fromID, run int64, links []Link) error {
 	err := db.inTx(ctx, func(tx *sql.Tx) error {
-		st, err := tx.PrepareContext(ctx, `INSERT INTO links (from_id, to_url, to_id, internal, first_run, last_run)
+		st, err := db.txPrepared(ctx, tx, `INSERT INTO links (from_id, to_url, to_id, internal, first_run, last_run)
 			VALUES (?1, ?2, (SELECT id FROM urls WHERE url = ?2), ?3, ?4, ?4)
 			ON CONFLICT (from_id, to_url) DO UPDATE SET last_run = excluded.last_run,
 			to_id = coalesce(links.to_id, excluded.to_id)`)
@@ -84,7 +84,7 @@ func (db *DB) AddURLs(ctx context.Context, urls []NewURL, state string) (int, er
 	n := 0
 	now := formatTime(db.now())
 	err := db.inTx(ctx, func(tx *sql.Tx) error {
-		st, err := tx.PrepareContext(ctx, `INSERT INTO urls (url, host, level, due_tick, fr_max, parent_id, root_id, state, added_at)
+		st, err := db.txPrepared(ctx, tx, `INSERT INTO urls (url, host, level, due_tick, fr_max, parent_id, root_id, state, added_at)
 			VALUES (?, ?, ?, 0, ?, ?, ?, ?, ?) ON CONFLICT (url) DO NOTHING`)
 		if err != nil {
 			return err

@@ -324,13 +324,17 @@ func appendRecent(blob []byte, r Record) ([]byte, error) {
 // ChildRecords returns, for each active child of hub (the pages first found on it), its last limit
 // records, oldest first. Children never fetched are left out.
 func (db *DB) ChildRecords(ctx context.Context, hub int64, limit int) ([][]Record, error) {
-	rows, err := db.sql.QueryContext(ctx, `WITH kids AS (
+	st, err := db.prepared(ctx, `WITH kids AS (
 			SELECT id FROM urls WHERE parent_id = ?1 AND state = 'active'),
 		ranked AS (
 			SELECT `+recordFields+`, f.id,
 				row_number() OVER (PARTITION BY f.url_id ORDER BY f.id DESC) AS rn
 			FROM fetches f JOIN kids k ON k.id = f.url_id)
-		SELECT url_id, run_id, changed, failed FROM ranked WHERE rn <= ?2 ORDER BY url_id, id`, hub, limit)
+		SELECT url_id, run_id, changed, failed FROM ranked WHERE rn <= ?2 ORDER BY url_id, id`)
+	if err != nil {
+		return nil, fmt.Errorf("children of URL %d: %w", hub, err)
+	}
+	rows, err := st.QueryContext(ctx, hub, limit)
 	if err != nil {
 		return nil, fmt.Errorf("children of URL %d: %w", hub, err)
 	}
@@ -354,8 +358,12 @@ func (db *DB) ChildRecords(ctx context.Context, hub int64, limit int) ([][]Recor
 
 // HasChildren reports whether hub has active children.
 func (db *DB) HasChildren(ctx context.Context, hub int64) (bool, error) {
+	st, err := db.prepared(ctx, `SELECT 1 FROM urls WHERE parent_id = ? AND state = 'active' LIMIT 1`)
+	if err != nil {
+		return false, fmt.Errorf("children of URL %d: %w", hub, err)
+	}
 	var one int
-	err := db.sql.QueryRowContext(ctx, `SELECT 1 FROM urls WHERE parent_id = ? AND state = 'active' LIMIT 1`, hub).Scan(&one)
+	err = st.QueryRowContext(ctx, hub).Scan(&one)
 	if err == sql.ErrNoRows {
 		return false, nil
 	}

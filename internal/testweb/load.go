@@ -21,12 +21,16 @@ import (
 const LoadRobots = "User-agent: *\nDisallow: /private/\n"
 
 // LoadWeb is the generated web of the load benchmarks, the same for every crawler measured on it.
-// Each site serves LoadRobots, a seed "/" that links to the site's other Pages-1 pages, and those
-// pages (about 6 KB of text each, words unique to the site and page). Pages are generated on each
-// request, so a web of a million pages costs no memory.
+// Each site serves LoadRobots, a seed "/" and Pages-1 more pages. In the web NewLoadWeb makes, the
+// seed links to every other page and those pages are about 6 KB of text each; NewArticleWeb makes
+// real-sized article pages instead. Pages are generated on each request, so a web of a million pages
+// costs no memory.
 type LoadWeb struct {
 	Pages int            // pages per site, the seed included
+	Links int            // article webs: distinct pages each page links to; 0: the seed links to all
+	Size  int            // article webs: bytes per page, about
 	paths map[string]int // path → page number, for pages 1…Pages-1
+	fixed articleParts   // article webs: the markup every page shares
 }
 
 // NewLoadWeb returns a web of pages pages per site (at least 1: the seed).
@@ -60,8 +64,11 @@ func LoadPath(i int) string {
 	return "/story/" + string(b[:]) + "-" + loadWords[i%len(loadWords)]
 }
 
-// Page generates page i of site; the seed (i = 0) links to every other page.
+// Page generates page i of site.
 func (lw *LoadWeb) Page(site string, i int) []byte {
+	if lw.Links > 0 {
+		return lw.article(site, i)
+	}
 	h := fnv.New64a()
 	fmt.Fprintf(h, "%s/%d", site, i)
 	r := rand.New(rand.NewPCG(h.Sum64(), uint64(i)))
@@ -131,17 +138,24 @@ func (w *Web) AddLoadSites(tb testing.TB, lw *LoadWeb, n int) []*Site {
 }
 
 // LoadServer serves a LoadWeb on distinct loopback addresses without a request log, for webs too
-// large to log and for programs that are not tests. It counts what it served, and checks the one
-// promise that needs no log: never two requests at once to one site.
+// large to log and for programs that are not tests. It counts what it served, and checks the
+// promises that need no log: never two requests at once to one site, and, with a Gap, never a
+// request sooner than Gap after the site's previous response.
 type LoadServer struct {
 	Hosts []string // "127.0.1.1:41234", one per site, in order
+	// Gap is the least time a polite crawler leaves between the end of a response and its next
+	// request to the same site; requests sooner are counted in LoadStats.Early. Set it before
+	// the first request; 0 counts none.
+	Gap time.Duration
 
 	servers []*http.Server
 	errs    chan error
 
 	pages, robots, other atomic.Int64
-	overlaps             atomic.Int64 // requests that arrived while another to the same site was in flight
-	conns                atomic.Int64 // connections accepted
+	overlaps             atomic.Int64   // requests that arrived while another to the same site was in flight
+	early                atomic.Int64   // requests that arrived sooner than Gap after the site's last response
+	lastEnd              []atomic.Int64 // by site, when its last response ended, in Unix nanoseconds; 0: none
+	conns                atomic.Int64   // connections accepted
 	mu                   sync.Mutex
 	first, last          time.Time
 }
@@ -152,6 +166,7 @@ type LoadStats struct {
 	Robots   int64     // robots.txt requests
 	Other    int64     // anything else (404s)
 	Overlaps int64     // requests that overlapped another to the same site
+	Early    int64     // requests sooner than LoadServer.Gap after the previous response to the same site
 	Conns    int64     // TCP connections accepted: requests/Conns is how well keep-alive worked
 	First    time.Time // when the first request arrived
 	Last     time.Time // when the last response was written
@@ -159,7 +174,7 @@ type LoadStats struct {
 
 // ServeLoad starts n sites of lw, each on its own loopback address; Close stops them.
 func ServeLoad(lw *LoadWeb, n int) (*LoadServer, error) {
-	ls := &LoadServer{errs: make(chan error, n)}
+	ls := &LoadServer{errs: make(chan error, n), lastEnd: make([]atomic.Int64, n)}
 	for i := 0; i < n; i++ {
 		ip := allocIP()
 		ln, err := net.Listen("tcp", netip.AddrPortFrom(ip, 0).String())
@@ -169,6 +184,7 @@ func ServeLoad(lw *LoadWeb, n int) (*LoadServer, error) {
 		}
 		name := fmt.Sprintf("site%d-%d.test", ip.As4()[2], ip.As4()[3])
 		var inFlight atomic.Int32
+		lastEnd := &ls.lastEnd[i]
 		h := lw.Handler(name)
 		srv := &http.Server{ReadHeaderTimeout: 10 * time.Second, ConnState: func(_ net.Conn, st http.ConnState) {
 			if st == http.StateNew {
@@ -178,6 +194,9 @@ func ServeLoad(lw *LoadWeb, n int) (*LoadServer, error) {
 			start := time.Now()
 			if inFlight.Add(1) > 1 {
 				ls.overlaps.Add(1)
+			}
+			if last := lastEnd.Load(); ls.Gap > 0 && last != 0 && start.UnixNano()-last < int64(ls.Gap) {
+				ls.early.Add(1)
 			}
 			rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
 			h.ServeHTTP(rec, r)
@@ -191,6 +210,15 @@ func ServeLoad(lw *LoadWeb, n int) (*LoadServer, error) {
 				ls.other.Add(1)
 			}
 			end := time.Now()
+			// The response ended no earlier than its last write began: a large write reaches the
+			// client before the handler returns, and a server goroutine descheduled after it made
+			// a polite crawler's next request look early by as much (up to 7 ms under load).
+			// Small responses are sent after the handler returns, later than end.
+			if w := rec.lastWrite; !w.IsZero() {
+				lastEnd.Store(w.UnixNano())
+			} else {
+				lastEnd.Store(end.UnixNano())
+			}
 			ls.mu.Lock()
 			if ls.first.IsZero() || start.Before(ls.first) {
 				ls.first = start
@@ -216,7 +244,7 @@ func (ls *LoadServer) Stats() LoadStats {
 	ls.mu.Lock()
 	defer ls.mu.Unlock()
 	return LoadStats{Pages: ls.pages.Load(), Robots: ls.robots.Load(), Other: ls.other.Load(),
-		Overlaps: ls.overlaps.Load(), Conns: ls.conns.Load(), First: ls.first, Last: ls.last}
+		Overlaps: ls.overlaps.Load(), Early: ls.early.Load(), Conns: ls.conns.Load(), First: ls.first, Last: ls.last}
 }
 
 // Reset zeroes the counts, between two crawls of the same web.
@@ -227,6 +255,10 @@ func (ls *LoadServer) Reset() {
 	ls.robots.Store(0)
 	ls.other.Store(0)
 	ls.overlaps.Store(0)
+	ls.early.Store(0)
+	for i := range ls.lastEnd {
+		ls.lastEnd[i].Store(0)
+	}
 	ls.conns.Store(0)
 	ls.first, ls.last = time.Time{}, time.Time{}
 }

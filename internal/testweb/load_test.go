@@ -1,11 +1,14 @@
 package testweb_test
 
 import (
+	"fmt"
 	"io"
 	"net/http"
 	"net/netip"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/strata-crawler/strata/internal/testweb"
 )
@@ -64,6 +67,7 @@ func TestServeLoad(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	ls.Gap = time.Hour // every request after the first to a site is too soon
 	t.Cleanup(func() {
 		if err := ls.Close(); err != nil {
 			t.Error(err)
@@ -101,12 +105,18 @@ func TestServeLoad(t *testing.T) {
 		})
 	}
 	st := ls.Stats()
-	if st.Pages != 3 || st.Robots != 1 || st.Other != 2 || st.Overlaps != 0 || st.Conns < 1 || st.First.IsZero() || st.Last.Before(st.First) {
-		t.Errorf("stats = %+v, want 3 pages, 1 robots.txt, 2 others, no overlap, a connection, First <= Last", st)
+	if st.Pages != 3 || st.Robots != 1 || st.Other != 2 || st.Overlaps != 0 || st.Early != 5 || st.Conns < 1 || st.First.IsZero() ||
+		st.Last.Before(st.First) {
+		t.Errorf("stats = %+v, want 3 pages, 1 robots.txt, 2 others, no overlap, 5 early, a connection, First <= Last", st)
 	}
 	ls.Reset()
-	if st := ls.Stats(); st.Pages != 0 || st.Robots != 0 || st.Conns != 0 || !st.First.IsZero() {
+	if st := ls.Stats(); st.Pages != 0 || st.Robots != 0 || st.Conns != 0 || st.Early != 0 || !st.First.IsZero() {
 		t.Errorf("stats after Reset = %+v", st)
+	}
+	// A crawl after Reset is not held to the responses of the one before.
+	body(t, "http://"+ls.Hosts[1]+"/")
+	if st := ls.Stats(); st.Early != 0 {
+		t.Errorf("the first request after Reset counted early: %+v", st)
 	}
 }
 
@@ -123,5 +133,58 @@ func TestAddLoadSites(t *testing.T) {
 	}
 	if n := len(w.Requests()); n != 8 {
 		t.Errorf("the log has %d requests, want 8", n)
+	}
+}
+
+func TestArticleWeb(t *testing.T) {
+	tests := []struct{ pages, links, size int }{
+		{1, 20, 50_000},
+		{2, 20, 1_000},
+		{50, 20, 50_000},
+		{50, 20, 8_000},
+		{30, 4, 20_000},
+	}
+	hrefs := regexp.MustCompile(`<a [^>]*href="([^"]*)"`)
+	for _, tt := range tests {
+		t.Run(fmt.Sprintf("pages=%d/links=%d/size=%d", tt.pages, tt.links, tt.size), func(t *testing.T) {
+			lw := testweb.NewArticleWeb(tt.pages, tt.links, tt.size)
+			paths := map[string]int{}
+			for i := 0; i < tt.pages; i++ {
+				paths[testweb.LoadPath(i)] = i
+			}
+			// Breadth first from the seed, Depth levels down: every page is reached, every link
+			// leads to a page of the site, and no page links to more than links pages.
+			level := map[int]int{0: 0}
+			queue := []int{0}
+			for len(queue) > 0 {
+				i := queue[0]
+				queue = queue[1:]
+				pg := lw.Page("site1-1.test", i)
+				if tt.size >= 50_000 && (len(pg) < tt.size*9/10 || len(pg) > tt.size*11/10) {
+					t.Errorf("page %d is %d bytes, want about %d", i, len(pg), tt.size)
+				}
+				distinct := map[string]bool{}
+				for _, m := range hrefs.FindAllStringSubmatch(string(pg), -1) {
+					j, ok := paths[m[1]]
+					if !ok {
+						t.Fatalf("page %d links to %s, which the site does not serve", i, m[1])
+					}
+					distinct[m[1]] = true
+					if _, seen := level[j]; !seen && level[i] < lw.Depth() {
+						level[j] = level[i] + 1
+						queue = append(queue, j)
+					}
+				}
+				if want := min(tt.links, tt.pages); len(distinct) != want && len(distinct) != want-1 { // the seed's own link is a self-link
+					t.Errorf("page %d links to %d distinct pages, want %d", i, len(distinct), want)
+				}
+			}
+			if len(level) != tt.pages {
+				t.Errorf("%d of %d pages reached within %d levels of the seed", len(level), tt.pages, lw.Depth())
+			}
+			if a, b := lw.Page("site1-1.test", 1%tt.pages), lw.Page("site1-1.test", 1%tt.pages); string(a) != string(b) {
+				t.Error("a page differs between two requests")
+			}
+		})
 	}
 }

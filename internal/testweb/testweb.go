@@ -191,8 +191,9 @@ func (s *Site) serve(rw http.ResponseWriter, r *http.Request) {
 
 type statusRecorder struct {
 	http.ResponseWriter
-	status int
-	wrote  bool
+	status    int
+	wrote     bool
+	lastWrite time.Time // when the last Write began; zero if none
 }
 
 func (r *statusRecorder) WriteHeader(code int) {
@@ -203,7 +204,7 @@ func (r *statusRecorder) WriteHeader(code int) {
 }
 
 func (r *statusRecorder) Write(p []byte) (int, error) {
-	r.wrote = true
+	r.wrote, r.lastWrite = true, time.Now()
 	return r.ResponseWriter.Write(p)
 }
 

@@ -2,6 +2,9 @@ package collycrawl_test
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -65,5 +68,40 @@ func TestCrawlRefusesOtherAddresses(t *testing.T) {
 	st, err := collycrawl.Crawl(t.Context(), []string{"http://192.0.2.1/"}, collycrawl.Options{Workers: 1})
 	if err == nil || st.Pages != 0 {
 		t.Fatalf("crawl of a non-loopback seed: %+v, %v; want an error and no page", st, err)
+	}
+}
+
+// TestCrawlArticles checks the reference's per-page work on a real-sized web: every page of every
+// site crawled through the levels, and its visible text, without scripts, in a file of its own.
+func TestCrawlArticles(t *testing.T) {
+	web := testweb.New(t)
+	lw := testweb.NewArticleWeb(12, 5, 20_000)
+	sites := web.AddLoadSites(t, lw, 2)
+	var seeds []string
+	for _, s := range sites {
+		seeds = append(seeds, s.URL("/"))
+	}
+	dir := t.TempDir()
+	st, err := collycrawl.Crawl(t.Context(), seeds, collycrawl.Options{UserAgent: "collycrawl-test/1.0", Workers: 4,
+		TextDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Pages != 24 || st.Texts != 24 || st.Errors != 0 {
+		t.Errorf("stats %+v: want 24 pages and texts, no errors", st)
+	}
+	files, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) != 24 {
+		t.Fatalf("%d text files, want 24", len(files))
+	}
+	b, err := os.ReadFile(filepath.Join(dir, files[0].Name()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text := string(b); !strings.Contains(text, "Related stories") || strings.Contains(text, "dataLayer") || strings.Contains(text, "<p") {
+		t.Errorf("text file %s is not the page's visible text:\n%.500s", files[0].Name(), text)
 	}
 }
