@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"hash/fnv"
+	"net/url"
 	"slices"
 	"sync"
 	"time"
@@ -128,6 +129,9 @@ func (s *stage) pickFrom(ctx context.Context, each func(func(store.Candidate) er
 		key := s.c.gate.Key(c.Host)
 		if s.sched.isDropped(key) || !s.sched.readyWithin(c.Host, roundHorizon) {
 			return nil
+		}
+		if forward && s.vouched(c) {
+			return nil // the site says it is as we have it: a fetch would find nothing
 		}
 		fc := frequency.Candidate{Domain: key, New: c.New, Level: c.Level, Key: c.URL}
 		if !c.New {
@@ -296,7 +300,8 @@ func (s *stage) value(c store.Candidate) float64 {
 	}
 	// A page below a snapshot seed must be fetched every run: as certainly stale as a page whose
 	// sitemap says it changed, it is among the first known pages a budget takes.
-	return frequency.GainValue(rate, runs, float64(c.FrMax), weight, hintSaysChanged(c) || c.Snapshot)
+	updated := hintSaysChanged(c) && s.hintOrigin(c, (*hintQueue).heeded)
+	return frequency.GainValue(rate, runs, float64(c.FrMax), weight, updated || c.Snapshot)
 }
 
 // defaultRate is the change rate assumed for a page with too little history to estimate one.
@@ -314,6 +319,37 @@ func hintSaysChanged(c store.Candidate) bool {
 	}
 	newer, sure := hints.NewerThanFetch(stamp, c.SiteDate)
 	return sure && newer
+}
+
+// vouched reports whether the page's origin has earned trust for its "not modified" hints in this
+// run and its sitemap or feed says the page has not changed since our last fetch. Such a page is
+// not brought forward to fill a budget: the site's own account already says the fetch would be
+// wasted. Audits of the trust happen when pages come due (applyHints), not here.
+func (s *stage) vouched(c store.Candidate) bool {
+	if c.HintLastMod == "" || c.SiteDate.IsZero() || !s.hintOrigin(c, (*hintQueue).spares) {
+		return false
+	}
+	stamp, err := hints.ParseStamp(c.HintLastMod)
+	if err != nil {
+		return false
+	}
+	newer, sure := hints.NewerThanFetch(stamp, c.SiteDate)
+	return sure && !newer
+}
+
+// hintOrigin reports whether the hints of the page's origin, as read in this run, pass test; false
+// when they were not read in this run. Called between rounds, when no worker holds the domain.
+func (s *stage) hintOrigin(c store.Candidate, test func(*hintQueue) bool) bool {
+	u, err := url.Parse(c.URL)
+	if err != nil {
+		return false
+	}
+	d := s.sched.domainFor(c.Host)
+	if d == nil {
+		return false
+	}
+	q, ok := d.hints[origin(u)]
+	return ok && test(q)
 }
 
 // lastUsable returns the run of the newest record with a usable answer.

@@ -22,7 +22,7 @@ type simulateOptions struct {
 	pages, sites, days               int
 	seed                             uint64
 	births, deaths                   float64
-	asJSON                           bool
+	asJSON, mirror                   bool
 }
 
 func newSimulateCmd(a *app) *cobra.Command {
@@ -61,6 +61,7 @@ pages (0.2 or 20%) or pages per day (20000).`,
 	f.Float64Var(&o.deaths, "deaths", 0.001, "probability per day that a page disappears")
 	f.StringVar(&o.policies, "policies", "", "comma-separated policies (default all: "+strings.Join(simulate.PolicyNames(), ", ")+")")
 	f.BoolVar(&o.asJSON, "json", false, "print the results as JSON")
+	f.BoolVar(&o.mirror, "mirror-threshold", false, "move the selective rule's thresholds away from the children's change share, not towards it as Bouras et al. say (docs/fidelity.md compares the two)")
 	f.StringVar(&o.plot, "plot", "", "draw freshness vs fetches per day, and freshness over time, into this .svg or .png file")
 	return cmd
 }
@@ -147,7 +148,7 @@ func runSimulate(ctx context.Context, a *app, o simulateOptions) error {
 		}
 	}
 	cfg := simulate.Config{Web: o.web, Pages: o.pages, Sites: o.sites, Days: o.days, Seed: o.seed, Mix: mix, Budget: budget,
-		Births: o.births, Deaths: o.deaths}
+		Births: o.births, Deaths: o.deaths, MirrorThreshold: o.mirror}
 	if o.policies != "" {
 		for _, p := range strings.Split(o.policies, ",") {
 			cfg.Policies = append(cfg.Policies, strings.TrimSpace(p))

@@ -18,6 +18,7 @@ import (
 
 	"github.com/strata-crawler/strata/archive"
 	"github.com/strata-crawler/strata/crawler"
+	"github.com/strata-crawler/strata/frequency"
 	"github.com/strata-crawler/strata/internal/config"
 	"github.com/strata-crawler/strata/internal/store"
 )
@@ -48,6 +49,9 @@ type Config struct {
 	Period          int      // the optimal policy's scheduling period, runs; default 30 (optimizer.period)
 	Limit           int      // records the policies examine (frequency.limit); default 10
 	Policies        []string // names from PolicyNames; empty means all
+	// MirrorThreshold moves the selective rule's thresholds away from the children's change share
+	// instead of towards it (frequency.Selective.Mirror), to compare the two readings of Bouras et al.
+	MirrorThreshold bool
 	// Port is the port in the sites' URLs (0: none). The web answers in memory whatever it is; a
 	// crawl of the same web over sockets needs the same URLs to make the same choices.
 	Port int
@@ -141,9 +145,31 @@ type PolicyResult struct {
 	DailyFetches   []int     `json:"daily_fetches"`
 	// TrapShare is the share of the page requests that went to trap hosts' pages: fetches wasted.
 	TrapShare float64 `json:"trap_share"`
+	// Sites breaks the results down by site, so that sites whose sitemaps or dates tell the truth
+	// can be told from those whose do not.
+	Sites []SiteResult `json:"sites,omitempty"`
 	// Fetched lists, per run, the pages the run requested, in ascending order: what the policy
 	// chose. The oracle has none.
 	Fetched [][]int32 `json:"-"`
+}
+
+// SiteResult is one site's share of a policy's results. Fetches and Changes leave out run 0, the
+// initial crawl every policy makes alike; Changes counts every change of its pages after it, the
+// number of fetches a crawler that knew every change would need at most.
+type SiteResult struct {
+	Site      int     `json:"site"`
+	Sitemap   string  `json:"sitemap"` // none, honest, stale or lying
+	Dates     string  `json:"dates"`   // what its Last-Modified headers say: none, true, now or build
+	Trap      string  `json:"trap,omitempty"`
+	Pages     int     `json:"pages"` // pages that ever lived on it
+	Changes   int     `json:"changes"`
+	Fetches   int     `json:"fetches"`
+	Freshness float64 `json:"freshness"`
+	// LateFreshness, LateChanges and LateFetches are over the second half of the days, when a
+	// budgeted policy has long finished its first crawl of the site: the steady state.
+	LateFreshness float64 `json:"late_freshness"`
+	LateChanges   int     `json:"late_changes"`
+	LateFetches   int     `json:"late_fetches"`
 }
 
 // Run simulates every policy of cfg on the same synthetic web and measures them. Each policy but the
@@ -251,6 +277,10 @@ func crawl(ctx context.Context, w *Web, srv *Server, cfg Config, p setup) error 
 	setup.Net.Transport = srv.Transport()
 	setup.Crawl.Log = slog.New(slog.DiscardHandler)
 	setup.Crawl.Now = clock.Now
+	if cfg.MirrorThreshold {
+		setup.Crawl.Selective = frequency.DefaultSelective()
+		setup.Crawl.Selective.Mirror = true
+	}
 	if p.trueRates {
 		setup.Policy.KnownRates = func(u string) (float64, bool) {
 			i, ok := srv.pageOf(u)

@@ -329,3 +329,45 @@ func fnv64(s string) uint64 {
 	}
 	return h
 }
+
+func (m SitemapMode) String() string {
+	switch m {
+	case NoSitemap:
+		return "none"
+	case HonestSitemap:
+		return "honest"
+	case StaleSitemap:
+		return "stale"
+	case LyingSitemap:
+		return "lying"
+	}
+	return fmt.Sprintf("sitemap(%d)", uint8(m))
+}
+
+func (m DateMode) String() string {
+	switch m {
+	case NoDates:
+		return "none"
+	case TrueDates:
+		return "true"
+	case NowDates:
+		return "now"
+	case BuildDates:
+		return "build"
+	}
+	return fmt.Sprintf("dates(%d)", uint8(m))
+}
+
+func (k TrapKind) String() string {
+	switch k {
+	case NoTrap:
+		return ""
+	case LinkFarm:
+		return "link farm"
+	case Calendar:
+		return "calendar"
+	case Sessions:
+		return "sessions"
+	}
+	return fmt.Sprintf("trap(%d)", uint8(k))
+}

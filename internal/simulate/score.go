@@ -17,6 +17,8 @@ func (w *Web) score(name string, fetches [][]fetch, days int) PolicyResult {
 		st[i] = state{lastFetch: -1, next: w.pages[i].lo}
 	}
 	r := PolicyResult{Name: name, Fetched: make([][]int32, days), DailyFetches: make([]int, days), DailyFresh: make([]float64, days)}
+	sites := w.siteResults(days)
+	siteFresh := make([][4]float64, len(sites)) // fresh and stale page-days, and those of the second half
 	var total, found int
 	var freshT, staleT, ageT, delay float64
 	for d := range days {
@@ -25,6 +27,12 @@ func (w *Web) score(name string, fetches [][]fetch, days int) PolicyResult {
 			r.Fetched[d] = append(r.Fetched[d], f.page)
 			total++
 			p, s := &w.pages[f.page], &st[f.page]
+			if d > 0 { // run 0 is every policy's same full crawl
+				sites[p.site].Fetches++
+			}
+			if 2*d >= days {
+				sites[p.site].LateFetches++
+			}
 			if !f.ok || p.died <= t || p.born > t {
 				continue
 			}
@@ -68,13 +76,26 @@ func (w *Web) score(name string, fetches [][]fetch, days int) PolicyResult {
 					c = w.times[s.next]
 				}
 			}
+			sf := &siteFresh[p.site]
+			late := 0
+			if 2*d >= days {
+				late = 2
+			}
 			if c >= b {
 				fresh += b - a
+				sf[0] += b - a
+				sf[late] += b - a
 				continue
 			}
 			from := max(a, c)
 			fresh += from - a
 			stale += b - from
+			sf[0] += from - a
+			sf[1] += b - from
+			if late > 0 {
+				sf[2] += from - a
+				sf[3] += b - from
+			}
 			age += ((b-c)*(b-c) - (from-c)*(from-c)) / 2
 		}
 		freshT, staleT, ageT = freshT+fresh, staleT+stale, ageT+age
@@ -91,6 +112,12 @@ func (w *Web) score(name string, fetches [][]fetch, days int) PolicyResult {
 			r.Missed += n - 1
 		}
 	}
+	for i := range sites {
+		f := siteFresh[i]
+		sites[i].Freshness = f[0] / max(f[0]+f[1], 1e-300)
+		sites[i].LateFreshness = f[2] / max(f[2]+f[3], 1e-300)
+	}
+	r.Sites = sites
 	r.FetchesPerDay = float64(total) / float64(days)
 	r.Freshness = freshT / max(freshT+staleT, 1e-300)
 	if staleT > 0 {
@@ -123,6 +150,32 @@ func oracleFetches(w *Web, days int) [][]fetch {
 			if last < 0 || w.version(int32(i), t) != w.version(int32(i), float64(last)) {
 				out[d] = append(out[d], fetch{page: int32(i), ok: true})
 				last = d
+			}
+		}
+	}
+	return out
+}
+
+// siteResults returns a SiteResult per site with what the web knows of it: the kinds of its sitemap,
+// dates and trap, its pages and its changes after the initial crawl.
+func (w *Web) siteResults(days int) []SiteResult {
+	out := make([]SiteResult, len(w.sites))
+	for s, info := range w.sites {
+		out[s] = SiteResult{Site: s, Sitemap: info.sitemap.String(), Dates: info.dates.String(), Trap: info.trap.String()}
+	}
+	end := float64(days)
+	for i := range w.pages {
+		p := &w.pages[i]
+		if int(p.site) >= len(out) {
+			continue
+		}
+		out[p.site].Pages++
+		for _, t := range w.times[p.lo:p.hi] {
+			if t > 0 && t < end {
+				out[p.site].Changes++
+			}
+			if 2*t >= end && t < end {
+				out[p.site].LateChanges++
 			}
 		}
 	}

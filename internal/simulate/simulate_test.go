@@ -162,3 +162,49 @@ func TestRunInvariants(t *testing.T) {
 		t.Error("gif plot: no error")
 	}
 }
+
+// TestProviderHintsBySite checks what provider hints buy on the sections web, site by site, in the
+// second half of the days (after a budgeted policy's first crawl): where a sitemap tells the truth,
+// freshness matches the oracle's at about the oracle's fetches, since strata learns of a change
+// from the sitemap instead of by fetching; where it lies ("everything changed today"), it earns no
+// budget: its site gets no more fetches per page than a site without a sitemap.
+func TestProviderHintsBySite(t *testing.T) {
+	cfg := Config{Web: FamilySections, Pages: 240, Sites: 4, Days: 20, Seed: 3, Mix: mustMix(t, "cho"), Budget: 48, Births: 0.005, Deaths: 0.002,
+		Policies: []string{"bouras", "optimal", "oracle"}}
+	m := byName(mustRun(t, cfg))
+	type sum struct{ pages, fetches, oracleFetches int }
+	for _, name := range []string{"bouras", "optimal"} {
+		kinds := map[string]*sum{}
+		for i, s := range m[name].Sites {
+			o := m["oracle"].Sites[i]
+			if s.Trap != "" {
+				continue
+			}
+			if s.Sitemap == "honest" {
+				if s.LateFreshness < 0.95*o.LateFreshness {
+					t.Errorf("%s, site %d (honest sitemap): freshness %.3f in the second half, the oracle's %.3f", name, s.Site, s.LateFreshness, o.LateFreshness)
+				}
+			}
+			k := kinds[s.Sitemap]
+			if k == nil {
+				k = &sum{}
+				kinds[s.Sitemap] = k
+			}
+			k.pages += s.Pages
+			k.fetches += s.LateFetches
+			k.oracleFetches += o.LateFetches
+		}
+		honest, lying, none := kinds["honest"], kinds["lying"], kinds["none"]
+		if honest == nil || lying == nil || none == nil {
+			t.Fatalf("the web lacks a kind of sitemap: %v", kinds)
+		}
+		if honest.fetches*2 > honest.oracleFetches*3 {
+			t.Errorf("%s: %d fetches in the second half on honest-sitemap sites, the oracle %d", name, honest.fetches, honest.oracleFetches)
+		}
+		perPage := func(k *sum) float64 { return float64(k.fetches) / float64(k.pages) }
+		if perPage(lying) > 1.5*perPage(none) {
+			t.Errorf("%s: %.2f fetches per page on lying-sitemap sites, %.2f without a sitemap", name, perPage(lying), perPage(none))
+		}
+		t.Logf("%s: honest %d fetches (oracle %d); per page lying %.2f, none %.2f", name, honest.fetches, honest.oracleFetches, perPage(lying), perPage(none))
+	}
+}

@@ -226,7 +226,7 @@ func TestDueTable(t *testing.T) {
 	_, err = db.SkipSubtree(ctx, 1, 6, 3, func([]store.Record) bool { return true })
 	must(err)
 	check("skipping a subtree")
-	must(db.DeferByHint(ctx, []int64{5, 6}))
+	must(db.DeferByHint(ctx, []int64{5, 6}, 3))
 	check("deferring on hints")
 	must(db.SetDue(ctx, []int64{7, 8}, []int64{9, 10}))
 	check("release days")

@@ -160,12 +160,14 @@ func (db *DB) ApplyHints(ctx context.Context, source string, hints []Hint) (know
 	return known, unknown, nil
 }
 
-// DeferByHint puts due pages back on their schedule without a fetch (fr = fr_max), because their
-// site's trusted hints say they have not changed since the last fetch.
-func (db *DB) DeferByHint(ctx context.Context, ids []int64) error {
+// DeferByHint puts due pages back on their schedule without a fetch, because their site's trusted
+// hints say they have not changed since the last fetch: fr becomes the longer of fr_max and runs.
+// The site's sitemap is read every run and makes a page due again the run its lastmod moves, so a
+// page it vouches for need not come due on its own schedule in between.
+func (db *DB) DeferByHint(ctx context.Context, ids []int64, runs int) error {
 	err := db.inTx(ctx, func(tx *sql.Tx) error {
 		for _, id := range ids {
-			if _, err := tx.ExecContext(ctx, `UPDATE urls SET due_tick = `+dueIn("fr_max")+` WHERE id = ? AND `+isDue, id); err != nil {
+			if _, err := tx.ExecContext(ctx, `UPDATE urls SET due_tick = `+dueIn("max(fr_max, ?)")+` WHERE id = ? AND `+isDue, runs, runs, id); err != nil {
 				return err
 			}
 		}

@@ -39,7 +39,7 @@ type Request struct {
 	Path      string // path and query as requested
 	UserAgent string
 	Start     time.Time // when the handler began
-	End       time.Time // when the handler returned
+	End       time.Time // when the handler returned; for a response the client hung up on, when its last delivered write began
 	Status    int
 }
 
@@ -183,9 +183,20 @@ func (s *Site) serve(rw http.ResponseWriter, r *http.Request) {
 	} else {
 		h.ServeHTTP(rec, r)
 	}
+	end := time.Now()
+	if rec.failed {
+		// The client hung up part way (a body past its size limit). The handler returns only after
+		// a write fails, which under load came 8 ms after the client had moved on and made a polite
+		// crawler look early; the last write that succeeded began at most one write after the
+		// hang-up, before the socket saw it.
+		end = start
+		if !rec.lastOK.IsZero() {
+			end = rec.lastOK
+		}
+	}
 	s.web.mu.Lock()
 	s.web.log = append(s.web.log, Request{Site: s.Name, Host: r.Host, Path: r.URL.RequestURI(),
-		UserAgent: r.UserAgent(), Start: start, End: time.Now(), Status: rec.status})
+		UserAgent: r.UserAgent(), Start: start, End: end, Status: rec.status})
 	s.web.mu.Unlock()
 }
 
@@ -194,6 +205,8 @@ type statusRecorder struct {
 	status    int
 	wrote     bool
 	lastWrite time.Time // when the last Write began; zero if none
+	lastOK    time.Time // when the last Write that succeeded began
+	failed    bool      // a Write failed: the client went away
 }
 
 func (r *statusRecorder) WriteHeader(code int) {
@@ -204,8 +217,15 @@ func (r *statusRecorder) WriteHeader(code int) {
 }
 
 func (r *statusRecorder) Write(p []byte) (int, error) {
-	r.wrote, r.lastWrite = true, time.Now()
-	return r.ResponseWriter.Write(p)
+	now := time.Now()
+	r.wrote, r.lastWrite = true, now
+	n, err := r.ResponseWriter.Write(p)
+	if err != nil {
+		r.failed = true
+	} else {
+		r.lastOK = now
+	}
+	return n, err
 }
 
 func (r *statusRecorder) Flush() {
