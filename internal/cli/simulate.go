@@ -66,27 +66,27 @@ pages (0.2 or 20%) or pages per day (20000).`,
 	return cmd
 }
 
-// The largest simulation strata simulate runs, documented in the README. The simulator keeps every
-// page that ever exists, and every change of every page over the days, in memory: measured, 2 M
-// pages over 3 days peaked at 1.1 GB, and 20,000 pages over 1,000 days (20 M page-days) at 0.38 GB.
-// At the limits below that is about 2 GB. Without them, --pages 100000000 or --days 1000000000
-// ended in Go's "fatal error: out of memory".
+// The largest simulation strata simulate runs, documented in the README: the simulator's own limits
+// on the pages at day 0, the sites and the days (simulate.MaxPages, MaxSites, MaxDays; each fetch
+// goes through strata's run cycle and costs about a millisecond), and these on what the births
+// make of them. The simulator keeps every page that ever exists, and every change of every page
+// over the days, in memory: measured, 2 M pages over 3 days peaked at 1.1 GB, and 20,000 pages over
+// 1,000 days (20 M page-days) at 0.38 GB, so at the limits below that is about 2 GB.
 const (
 	maxSimPages    = 2_000_000  // pages that ever exist: --pages and the births over the days
-	maxSimDays     = 3_650      // ten years of daily runs
 	maxSimPageDays = 50_000_000 // pages that ever exist × days
 )
 
-// checkSimulateSize refuses a simulation past the limits above, before any memory is spent on it.
+// checkSimulateSize refuses a simulation past the limits, before any memory is spent on it.
 // It reads only the flags, so it holds whatever the simulator does inside.
 func checkSimulateSize(o simulateOptions) error {
 	switch {
-	case o.pages < 1 || o.pages > maxSimPages:
-		return usagef("simulate: --pages %d: must be between 1 and %d", o.pages, maxSimPages)
-	case o.days < 2 || o.days > maxSimDays:
-		return usagef("simulate: --days %d: must be between 2 (the initial crawl and one run) and %d", o.days, maxSimDays)
-	case o.sites < 1 || o.sites > o.pages:
-		return usagef("simulate: --sites %d: must be between 1 and --pages (%d)", o.sites, o.pages)
+	case o.pages < 1 || o.pages > simulate.MaxPages:
+		return usagef("simulate: --pages %d: must be between 1 and %d", o.pages, simulate.MaxPages)
+	case o.days < 2 || o.days > simulate.MaxDays:
+		return usagef("simulate: --days %d: must be between 2 (the initial crawl and one run) and %d", o.days, simulate.MaxDays)
+	case o.sites < 1 || o.sites > min(o.pages, simulate.MaxSites):
+		return usagef("simulate: --sites %d: must be between 1 and --pages (%d), at most %d", o.sites, o.pages, simulate.MaxSites)
 	case !(o.births >= 0 && o.births <= 1) || !(o.deaths >= 0 && o.deaths <= 1):
 		return usagef("simulate: --births %v and --deaths %v: each must be between 0 and 1", o.births, o.deaths)
 	}

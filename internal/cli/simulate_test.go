@@ -66,10 +66,10 @@ func TestSimulateTooLarge(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--pages", "100000000"}, "--pages 100000000: must be between 1 and 2000000"},
+		{[]string{"--pages", "100000000"}, "--pages 100000000: must be between 1 and 20000"},
 		{[]string{"--days", "1000000000"}, "--days 1000000000: must be between 2"},
-		{[]string{"--pages", "2000000", "--births", "0.01", "--days", "60"}, "more than the 2000000 strata simulates"},
-		{[]string{"--pages", "1000000", "--births", "0", "--days", "3650"}, "page-days"},
+		{[]string{"--pages", "20000", "--births", "0.5", "--days", "365"}, "more than the 2000000 strata simulates"},
+		{[]string{"--pages", "20000", "--births", "0.02", "--days", "365"}, "page-days"},
 		{[]string{"--pages", "100", "--sites", "1000000000"}, "--sites 1000000000: must be between 1 and --pages"},
 		{[]string{"--pages", "-5"}, "--pages -5"},
 	} {
