@@ -169,6 +169,7 @@ func TestRunInvariants(t *testing.T) {
 // from the sitemap instead of by fetching; where it lies ("everything changed today"), it earns no
 // budget: its site gets no more fetches per page than a site without a sitemap.
 func TestProviderHintsBySite(t *testing.T) {
+	t.Parallel()
 	cfg := Config{Web: FamilySections, Pages: 240, Sites: 4, Days: 20, Seed: 3, Mix: mustMix(t, "cho"), Budget: 48, Births: 0.005, Deaths: 0.002,
 		Policies: []string{"bouras", "optimal", "oracle"}}
 	m := byName(mustRun(t, cfg))
