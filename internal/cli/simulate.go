@@ -66,38 +66,38 @@ pages (0.2 or 20%) or pages per day (20000).`,
 	return cmd
 }
 
-// The largest simulation strata simulate runs, documented in the README: the simulator's own limits
-// on the pages at day 0, the sites and the days (simulate.MaxPages, MaxSites, MaxDays; each fetch
-// goes through strata's run cycle and costs about a millisecond), and these on what the births
-// make of them. The simulator keeps every page that ever exists, and every change of every page
-// over the days, in memory: measured, 2 M pages over 3 days peaked at 1.1 GB, and 20,000 pages over
-// 1,000 days (20 M page-days) at 0.38 GB, so at the limits below that is about 2 GB.
+// The largest simulation strata simulate runs, documented in the README. At day 0 the web is
+// bounded by the simulator's own limits (simulate.MaxPages, MaxSites, MaxDays: every policy runs
+// strata's real stages, about a millisecond a fetch). Births add pages over the days, and the web
+// keeps every page that ever exists and every change of it in memory, so the pages that ever exist
+// and the page-days are bounded too. Without these checks, --pages 100000000 or --days 1000000000
+// ended in Go's "fatal error: out of memory".
 const (
-	maxSimPages    = 2_000_000  // pages that ever exist: --pages and the births over the days
+	maxSimEver     = 2_000_000  // pages that ever exist: --pages and the births over the days
 	maxSimPageDays = 50_000_000 // pages that ever exist × days
 )
 
-// checkSimulateSize refuses a simulation past the limits, before any memory is spent on it.
-// It reads only the flags, so it holds whatever the simulator does inside.
+// checkSimulateSize refuses a simulation past the limits above, before any memory is spent on it,
+// naming the flag that passes them.
 func checkSimulateSize(o simulateOptions) error {
 	switch {
 	case o.pages < 1 || o.pages > simulate.MaxPages:
 		return usagef("simulate: --pages %d: must be between 1 and %d", o.pages, simulate.MaxPages)
 	case o.days < 2 || o.days > simulate.MaxDays:
 		return usagef("simulate: --days %d: must be between 2 (the initial crawl and one run) and %d", o.days, simulate.MaxDays)
-	case o.sites < 1 || o.sites > min(o.pages, simulate.MaxSites):
+	case o.sites < 1 || o.sites > o.pages || o.sites > simulate.MaxSites:
 		return usagef("simulate: --sites %d: must be between 1 and --pages (%d), at most %d", o.sites, o.pages, simulate.MaxSites)
 	case !(o.births >= 0 && o.births <= 1) || !(o.deaths >= 0 && o.deaths <= 1):
 		return usagef("simulate: --births %v and --deaths %v: each must be between 0 and 1", o.births, o.deaths)
 	}
 	ever := float64(o.pages) * (1 + o.births*float64(o.days))
 	switch {
-	case ever > maxSimPages:
+	case ever > maxSimEver:
 		return usagef("simulate: %d pages with --births %v over %d days make about %.0f pages, more than the %d strata simulates; "+
-			"lower --pages, --births or --days", o.pages, o.births, o.days, ever, maxSimPages)
+			"lower --pages, --births or --days", o.pages, o.births, o.days, ever, maxSimEver)
 	case ever*float64(o.days) > maxSimPageDays:
-		return usagef("simulate: about %.0f pages over %d days is %.3g page-days, more than the %d strata simulates (about 2 GB of memory); "+
-			"lower --pages or --days", ever, o.days, ever*float64(o.days), maxSimPageDays)
+		return usagef("simulate: about %.0f pages over %d days is %.3g page-days, more than the %d strata simulates; "+
+			"lower --pages, --births or --days", ever, o.days, ever*float64(o.days), maxSimPageDays)
 	}
 	return nil
 }
@@ -118,8 +118,8 @@ func parseBudget(s string, pages int) (int, error) {
 		return 0, usagef("simulate: --budget %q: want a share of the pages (0.2, 20%%) or pages per day (20000)", s)
 	case v <= 1:
 		return max(int(v*float64(pages)+0.5), 1), nil
-	case v > maxSimPages:
-		return 0, usagef("simulate: --budget %q: at most %d pages per day", s, maxSimPages)
+	case v > maxSimEver:
+		return 0, usagef("simulate: --budget %q: at most %d pages per day", s, maxSimEver)
 	case v != float64(int(v)):
 		return 0, usagef("simulate: --budget %q: pages per day must be a whole number", s)
 	}

@@ -68,8 +68,14 @@ func TestSimulateTooLarge(t *testing.T) {
 	}{
 		{[]string{"--pages", "100000000"}, "--pages 100000000: must be between 1 and 20000"},
 		{[]string{"--days", "1000000000"}, "--days 1000000000: must be between 2"},
-		{[]string{"--pages", "20000", "--births", "0.5", "--days", "365"}, "more than the 2000000 strata simulates"},
-		{[]string{"--pages", "20000", "--births", "0.02", "--days", "365"}, "page-days"},
+		// Past the simulator's own limits, the flag is named and the limit stated is the one that
+		// holds (before, the command promised 2,000,000 pages and 3,650 days, and the simulator
+		// refused 20,001 pages or 366 days in words that named no flag).
+		{[]string{"--pages", "20001"}, "--pages 20001: must be between 1 and 20000"},
+		{[]string{"--days", "366"}, "--days 366: must be between 2 (the initial crawl and one run) and 365"},
+		{[]string{"--pages", "20000", "--sites", "2001"}, "--sites 2001: must be between 1 and --pages (20000), at most 2000"},
+		{[]string{"--pages", "20000", "--births", "1", "--days", "200"}, "more than the 2000000 strata simulates"},
+		{[]string{"--pages", "20000", "--births", "0.1", "--days", "365"}, "page-days"},
 		{[]string{"--pages", "100", "--sites", "1000000000"}, "--sites 1000000000: must be between 1 and --pages"},
 		{[]string{"--pages", "-5"}, "--pages -5"},
 	} {

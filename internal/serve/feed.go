@@ -325,7 +325,7 @@ func (s *Server) entry(ctx context.Context, base string, it feedItem) atomEntry 
 	case "gone":
 		e.Title = "Gone: " + name
 		e.Link = atomLink{Href: fmt.Sprintf("%s/page/%d", base, it.URLID)}
-		e.Summary.Body = fmt.Sprintf("%s answered 404 or 410 (%s).", it.URL, when)
+		e.Summary.Body = fmt.Sprintf("%s is gone: it answered 410, or 404 three times in a row (%s).", it.URL, when)
 	default:
 		e.Title = "No longer linked: " + name
 		e.Link = atomLink{Href: fmt.Sprintf("%s/page/%d", base, it.URLID)}

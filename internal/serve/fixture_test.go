@@ -243,7 +243,7 @@ func buildFixture(t testing.TB, dir string) *fixture {
 				r.Fetched++
 				r.NotFound++
 			}
-			r.Gone = 1
+			r.Gone = 2 // story and old; moved answered its first 404
 		}
 		r.EndedAt = clock
 		// The run's outcome counts, as a crawl records them.

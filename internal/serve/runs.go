@@ -118,7 +118,7 @@ type kindTab struct {
 
 // changeKinds are the lists of the changes view, and what each says.
 var changeKinds = []struct{ kind, name string }{
-	{"changed", "changed"}, {"new", "new"}, {"gone", "gone (404 or 410)"}, {"unlinked", "no longer linked"},
+	{"changed", "changed"}, {"new", "new"}, {"gone", "gone"}, {"unlinked", "no longer linked"},
 }
 
 // changes lists what happened to pages in a run (by default the latest): the changed pages, the

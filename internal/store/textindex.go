@@ -148,12 +148,14 @@ func (db *DB) SummarizeRun(ctx context.Context, run int64) error {
 		SELECT ?1, 'new', f.url_id, min(f.id) FROM fetches f WHERE f.run_id = ?1 AND f.archive_path IS NOT NULL
 		AND NOT EXISTS (SELECT 1 FROM fetches g WHERE g.url_id = f.url_id AND g.id < f.id AND g.archive_path IS NOT NULL)
 		GROUP BY f.url_id`,
-		// A 404 or 410 where the page's previous fetch got a usable answer.
+		// The pages the run marked gone (a 410, or the third 404 in a row): the 404 or 410 that is
+		// the page's last fetch, of a page still gone. This is runs.gone's definition, so the run's
+		// summary, status, serve's runs table and its Changes view count the same pages; a single
+		// 404 is counted in not_found, and its page is not gone.
 		`INSERT INTO page_events (run_id, kind, url_id, fetch_id)
-		SELECT ?1, 'gone', f.url_id, min(f.id) FROM fetches f WHERE f.run_id = ?1 AND f.status IN ` + notFound + `
-		AND (SELECT g.status = 200 OR g.not_modified FROM fetches g WHERE g.url_id = f.url_id AND g.id < f.id
-			ORDER BY g.id DESC LIMIT 1)
-		GROUP BY f.url_id`,
+		SELECT ?1, 'gone', f.url_id, f.id FROM fetches f JOIN urls u ON u.id = f.url_id
+		WHERE f.run_id = ?1 AND f.status IN ` + notFound + ` AND u.state = 'gone'
+		AND f.id = (SELECT max(g.id) FROM fetches g WHERE g.url_id = f.url_id)`,
 		// Links on the previous version of a page that got a new version in the run and are not on
 		// it, to pages that no page links to any more: no current version of any page (its links
 		// with the page's latest last_run, whether it was read in this run or before) has them.

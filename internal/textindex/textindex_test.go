@@ -57,11 +57,12 @@ func (w *web) url(u string) int64 {
 	return info.ID
 }
 
-// page is one fetch in a run: a status, and a text to store ("" stores nothing).
+// page is one fetch in a run: a status, and a text to store ("" stores nothing); state is the URL's
+// state after it, as the crawl decides it ("" keeps it).
 type page struct {
-	url, title, text string
-	status           int
-	links            []string
+	url, title, text, state string
+	status                  int
+	links                   []string
 }
 
 // run records one finished run of pages.
@@ -77,7 +78,7 @@ func (w *web) run(pages ...page) int64 {
 	for _, p := range pages {
 		w.clock = w.clock.Add(time.Second)
 		rec := store.FetchRecord{URLID: w.url(p.url), RunID: id, FetchedAt: w.clock, Status: p.status, ContentType: "text/html",
-			NextFr: 1, Origin: "https://a.test", Domain: "a.test", Magnitude: -1}
+			NextFr: 1, Origin: "https://a.test", Domain: "a.test", Magnitude: -1, State: p.state}
 		if p.text != "" {
 			rec.Changed, rec.ContentHash = true, fmt.Sprintf("%x", len(p.text))
 			if rec.ArchivePath, err = w.arch.Write(start, archive.Version{Meta: archive.Meta{URL: p.url, FetchedAt: w.clock, Status: p.status,
@@ -122,6 +123,7 @@ const (
 	home  = "https://a.test/"
 	news  = "https://a.test/news"
 	old   = "https://a.test/old"
+	moved = "https://a.test/moved"
 	about = "https://a.test/about"
 )
 
@@ -130,18 +132,22 @@ func TestUpdateIndexesEveryVersionOnce(t *testing.T) {
 	ctx := t.Context()
 	w.run(page{url: home, title: "Home", text: "Welcome to the Café.\n", status: 200, links: []string{news, old}},
 		page{url: news, title: "News", text: "The tram line opens.\n", status: 200},
-		page{url: old, title: "Old", text: "An old page.\n", status: 200})
+		page{url: old, title: "Old", text: "An old page.\n", status: 200},
+		page{url: moved, title: "Moved", text: "A page that moves.\n", status: 200})
 	st, err := textindex.Update(ctx, w.db, w.arch)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st.Versions != 3 || st.Runs != 1 {
-		t.Fatalf("first step: %+v, want 3 versions and 1 run", st)
+	if st.Versions != 4 || st.Runs != 1 {
+		t.Fatalf("first step: %+v, want 4 versions and 1 run", st)
 	}
 	w.run(page{url: news, title: "News", text: "The harbour bridge closes.\n", status: 200},
 		page{url: home, title: "Home page", text: "Welcome to the Café, again.\n", status: 200, links: []string{news, about}},
 		page{url: about, title: "About", text: "About us.\n", status: 200},
-		page{url: old, status: 404})
+		// old answers 410 and is marked gone; moved answers its first 404, which one passing mistake
+		// of a site can cause: it stays active, so it is not a gone page, only a 404 of the run.
+		page{url: old, status: 410, state: "gone"},
+		page{url: moved, status: 404})
 	st, err = textindex.Update(ctx, w.db, w.arch)
 	if err != nil {
 		t.Fatal(err)
@@ -176,11 +182,11 @@ func TestUpdateIndexesEveryVersionOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c := counts[1]; c.New != 3 || c.Gone != 0 || c.Unlinked != 0 {
-		t.Errorf("run 1 counts %+v, want 3 new", c)
+	if c := counts[1]; c.New != 4 || c.Gone != 0 || c.Unlinked != 0 {
+		t.Errorf("run 1 counts %+v, want 4 new", c)
 	}
-	if c := counts[2]; c.New != 1 || c.Gone != 1 || c.Unlinked != 1 || c.NotFound != 1 {
-		t.Errorf("run 2 counts %+v, want 1 new (about), 1 gone and unlinked (old), 1 not found", c)
+	if c := counts[2]; c.New != 1 || c.Gone != 1 || c.Unlinked != 1 || c.NotFound != 2 {
+		t.Errorf("run 2 counts %+v, want 1 new (about), 1 gone and unlinked (old), 2 not found (old, moved)", c)
 	}
 	for kind, want := range map[string]string{"new": about, "gone": old, "unlinked": old} {
 		evs, err := w.db.PageEvents(ctx, store.EventQuery{Run: 2, Kind: kind, Limit: 10})
