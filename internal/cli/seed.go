@@ -378,7 +378,7 @@ func newSeedRemoveCmd(a *app) *cobra.Command {
 			if err != nil {
 				return usageError{err}
 			}
-			fmt.Fprintf(a.stdout, "removed %s: %d URLs will no longer be crawled; their history is kept\n", norm, n)
+			fmt.Fprintf(a.stdout, "removed %s: %s will no longer be crawled; their history is kept\n", norm, plural(n, "URL"))
 			return nil
 		},
 	}

@@ -52,9 +52,12 @@ pages (0.2 or 20%) or pages per day (20000).`,
 	f.StringVar(&o.web, "web", simulate.FamilyFlat, "the shape of the web: "+strings.Join(simulate.Families(), ", ")+
 		" (flat: each site's hub links every page, with the mix's processes; sections: documentation sites three levels deep, with sitemaps; hostile: eight sites and three trap hosts)")
 	f.StringVar(&o.mix, "mix", "all", "change processes: a preset ("+strings.Join(simulate.PresetNames(), ", ")+") or process=share,...")
-	f.IntVar(&o.pages, "pages", 2000, "pages that exist at day 0 (at most 20,000)")
-	f.IntVar(&o.sites, "sites", 20, "sites they are spread over")
-	f.IntVar(&o.days, "days", 60, "days to simulate, one run a day")
+	// The defaults take about two and a half minutes on two cores (docs/experiments.md): every
+	// policy is strata's own run cycle, about a millisecond a fetch. The old defaults, 2,000 pages
+	// and 60 days, would take about ten: 2,000 pages over 30 days had not finished after five.
+	f.IntVar(&o.pages, "pages", 1000, "pages that exist at day 0 (at most 20,000)")
+	f.IntVar(&o.sites, "sites", 10, "sites they are spread over")
+	f.IntVar(&o.days, "days", 30, "days to simulate, one run a day")
 	f.Uint64Var(&o.seed, "seed", 1, "random seed: the same seed gives the same web and results")
 	f.StringVar(&o.budget, "budget", "0.2", "fetches per day of the budgeted policies: a share of the pages (0.2, 20%) or a number of pages")
 	f.Float64Var(&o.births, "births", 0.002, "new pages per day, as a share of the pages")

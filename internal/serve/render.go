@@ -19,6 +19,7 @@ var funcs = template.FuncMap{
 	"bytes":    fmtBytes,
 	"pct":      fmtPercent,
 	"num":      fmtCount,
+	"count":    fmtNoun,
 	"share":    func(v float64) float64 { return max(0, min(100, round2(100*v))) },
 	"opname":   func(o Op) string { return [...]string{"same", "del", "ins", "gap"}[o] },
 	"robots":   robotsStatus,
@@ -123,6 +124,14 @@ func fmtPercent(v float64) string {
 }
 
 // fmtCount writes a count with thousands separators.
+// fmtNoun writes "1 page", "1,024 pages".
+func fmtNoun(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmtCount(n) + " " + noun + "s"
+}
+
 func fmtCount(n int) string {
 	s := fmt.Sprint(n)
 	if n < 0 {
