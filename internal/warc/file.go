@@ -101,17 +101,12 @@ func Encode(r Record) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// gzipLevel is 3, not the library's default 5: compressing was 15 % of a crawl's CPU at 5, and on
-// the article web's pages and the real 40-80 KB pages of pagetext's corpus level 3 took about 0.3 ms
-// of CPU a page against 0.43 ms, for members 6 % larger (12,826 bytes a page against 12,096; level
-// 1: 0.28 ms and 11 % larger). docs/performance.md, section 10.
-const gzipLevel = 3
-
-// gzipPool holds klauspost/compress's gzip writers at gzipLevel: on real-sized HTML it compresses
-// 5-10 times faster than compress/gzip's default level, and every WARC reader inflates it alike:
-// it is the same DEFLATE format.
+// gzipPool holds klauspost/compress's gzip writers at its default level: on real-sized HTML it
+// compresses 5-10 times faster than compress/gzip's default level, to within 2 % of its size (a
+// 50 KB page: 0.2 ms and 10,972 bytes against 1.6 ms and 10,808; docs/performance.md, section 10).
+// Every WARC reader inflates it alike: it is the same DEFLATE format.
 var gzipPool = sync.Pool{New: func() any {
-	zw, _ := kgzip.NewWriterLevel(nil, gzipLevel)
+	zw, _ := kgzip.NewWriterLevel(nil, kgzip.DefaultCompression)
 	return zw
 }}
 
