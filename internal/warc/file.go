@@ -52,9 +52,10 @@ type Writer struct {
 	size   int64
 	seq    int
 	broken error // a write that failed and could not be undone: the file's tail is unknown
-	// lines are the index lines of the open file's records, kept while every record in it came
-	// with its line (AppendPage); indexed is false once one did not (Append).
-	lines   []Line
+	// lines receives the index lines of the open file's records while every record in it came
+	// with its line (AppendPage); indexed is false once one did not (Append). They go to disk as
+	// they come, so that a file of a million records costs no memory for its index.
+	lines   *linesFile
 	indexed bool
 }
 
@@ -122,7 +123,7 @@ func (w *Writer) Append(members ...[]byte) ([]Loc, error) {
 		if err := w.ready(); err != nil {
 			return locs, err
 		}
-		w.indexed = false // its records are indexed by reading them back
+		w.unindexed() // its records are indexed by reading them back
 		loc, err := w.append(m)
 		if err != nil {
 			return locs, err
@@ -168,16 +169,34 @@ func (w *Writer) AppendPage(e Encoded) (Loc, error) {
 	if !w.indexed {
 		return loc, nil
 	}
+	if w.lines == nil {
+		if w.lines, err = createLines(filepath.Join(w.dir, w.name+LinesSuffix+OpenSuffix)); err != nil {
+			w.unindexed()
+			return loc, nil
+		}
+	}
 	off := loc.Offset
 	for i, m := range e.Members {
 		if i < len(e.Lines) && e.Lines[i] != nil {
 			l := *e.Lines[i]
-			l.Offset, l.Length, l.Filename = off, int64(len(m)), loc.File
-			w.lines = append(w.lines, l)
+			l.Offset, l.Length = off, int64(len(m))
+			if err := w.lines.add(l); err != nil {
+				w.unindexed()
+				break
+			}
 		}
 		off += int64(len(m))
 	}
 	return loc, nil
+}
+
+// unindexed gives up the open file's lines: the seal reads the file back.
+func (w *Writer) unindexed() {
+	w.indexed = false
+	if w.lines != nil {
+		w.lines.abandon()
+		w.lines = nil
+	}
 }
 
 // ready makes a file ready for the next record: the current one closed when it is full, a new one
@@ -230,7 +249,7 @@ func (w *Writer) openFile() error {
 		return fmt.Errorf("warc: sync directory %s: %w", w.dir, err)
 	}
 	w.f, w.name, w.size = f, name, 0
-	w.lines, w.indexed = nil, true
+	w.indexed = true
 	w.seq++
 	if w.info == nil {
 		return nil
@@ -296,14 +315,24 @@ func (w *Writer) Close() error {
 	if w.broken != nil {
 		w.f.Close()
 		w.f = nil
+		w.unindexed()
 		return w.broken // left under its open name for Seal
 	}
 	return w.closeFile()
 }
 
 func (w *Writer) closeFile() error {
-	f := w.f
-	w.f = nil
+	f, lines := w.f, w.lines
+	w.f, w.lines = nil, nil
+	if lines != nil && !w.indexed {
+		lines.abandon()
+		lines = nil
+	}
+	defer func() {
+		if lines != nil { // not finished: the file was not closed whole
+			lines.abandon()
+		}
+	}()
 	err := f.Sync()
 	if cerr := f.Close(); err == nil {
 		err = cerr
@@ -318,10 +347,10 @@ func (w *Writer) closeFile() error {
 	if err := syncDir(w.dir); err != nil {
 		return fmt.Errorf("warc: sync directory %s: %w", w.dir, err)
 	}
-	if w.indexed {
-		writeLinesFile(final, w.lines)
+	if lines != nil {
+		lines.finish(final, w.size) // a failure only costs the seal a read of the file
+		lines = nil
 	}
-	w.lines = nil
 	return nil
 }
 

@@ -2,7 +2,6 @@ package warc
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,51 +12,72 @@ import (
 )
 
 // LinesSuffix names the file of index lines a Writer leaves beside a WARC file it closed whole
-// ("<name>.warc.gz.lines"), so that the seal indexes the file without reading every record back.
-// The seal removes it once the run's index holds its lines; a file without one is read back.
+// ("<name>.warc.gz.lines"; "<name>.warc.gz.lines.open" while the file is written), so that the
+// seal indexes the file without reading every record back. The seal removes it once the run's
+// index holds its lines; a file without one is read back.
 const LinesSuffix = ".lines"
 
-// linesHeader is the first line of a lines file: the WARC file it indexes, as it was when closed.
-type linesHeader struct {
+// linesTrailer is the last line of a lines file: the WARC file it indexes, as it was when closed.
+// A lines file without it was not finished.
+type linesTrailer struct {
 	WARC string `json:"warc"`
 	Size int64  `json:"size"`
 }
 
-// writeLinesFile writes the lines of the final WARC file at warcPath beside it, whole or not at
-// all (a temporary name, synced, renamed). A failure only costs the seal a read of the file, so it
-// is not an error: what was written is removed.
-func writeLinesFile(warcPath string, lines []Line) {
-	st, err := os.Stat(warcPath)
+// linesFile is the lines file of a WARC file being written, under a temporary name until finish.
+type linesFile struct {
+	path string
+	f    *os.File
+	bw   *bufio.Writer
+	enc  *json.Encoder
+}
+
+func createLines(path string) (*linesFile, error) {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
-		return
+		return nil, err
 	}
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.Encode(linesHeader{WARC: filepath.Base(warcPath), Size: st.Size()})
-	for _, l := range lines {
-		l.Filename = ""
-		enc.Encode(l)
-	}
-	tmp := warcPath + LinesSuffix + OpenSuffix
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
-	if err != nil {
-		return
-	}
-	_, err = f.Write(b.Bytes())
+	bw := bufio.NewWriter(f)
+	return &linesFile{path: path, f: f, bw: bw, enc: json.NewEncoder(bw)}, nil
+}
+
+// add writes l, a line of a record of the file (its Filename is set when the lines are read).
+func (lf *linesFile) add(l Line) error {
+	l.Filename = ""
+	return lf.enc.Encode(l)
+}
+
+// finish ends the lines of the final WARC file at warcPath, size bytes long, and gives them their
+// name beside it, whole or not at all (synced, renamed, the directory synced). On an error what
+// was written is removed.
+func (lf *linesFile) finish(warcPath string, size int64) error {
+	err := lf.enc.Encode(linesTrailer{WARC: filepath.Base(warcPath), Size: size})
 	if err == nil {
-		err = f.Sync()
+		err = lf.bw.Flush()
 	}
-	if cerr := f.Close(); err == nil {
+	if err == nil {
+		err = lf.f.Sync()
+	}
+	if cerr := lf.f.Close(); err == nil {
 		err = cerr
 	}
 	if err == nil {
-		err = os.Rename(tmp, warcPath+LinesSuffix)
+		err = os.Rename(lf.path, warcPath+LinesSuffix)
+	}
+	if err == nil {
+		err = syncDir(filepath.Dir(warcPath))
 	}
 	if err != nil {
-		os.Remove(tmp)
-		return
+		os.Remove(lf.path)
+		return fmt.Errorf("warc: index lines of %s: %w", warcPath, err)
 	}
-	syncDir(filepath.Dir(warcPath))
+	return nil
+}
+
+// abandon removes the unfinished lines.
+func (lf *linesFile) abandon() {
+	lf.f.Close()
+	os.Remove(lf.path)
 }
 
 // FileLines returns the index lines of the final WARC file at path, named filename in them: those
@@ -86,25 +106,30 @@ func readLinesFile(path string) ([]Line, error) {
 	defer f.Close()
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 64<<10), 16<<20)
-	if !sc.Scan() {
-		return nil, errors.New("no header")
+	var raw [][]byte
+	for sc.Scan() {
+		raw = append(raw, append([]byte(nil), sc.Bytes()...))
 	}
-	var h linesHeader
-	if err := json.Unmarshal(sc.Bytes(), &h); err != nil {
+	if err := sc.Err(); err != nil {
 		return nil, err
 	}
-	if h.WARC != filepath.Base(path) || h.Size != st.Size() {
-		return nil, fmt.Errorf("lines of %s (%d bytes), not of %s (%d bytes)", h.WARC, h.Size, filepath.Base(path), st.Size())
+	if len(raw) == 0 {
+		return nil, errors.New("no lines")
 	}
-	var lines []Line
-	for sc.Scan() {
-		var l Line
-		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
+	var t linesTrailer
+	if err := json.Unmarshal(raw[len(raw)-1], &t); err != nil {
+		return nil, err
+	}
+	if t.WARC != filepath.Base(path) || t.Size != st.Size() {
+		return nil, fmt.Errorf("lines of %q (%d bytes), not of %s (%d bytes)", t.WARC, t.Size, filepath.Base(path), st.Size())
+	}
+	lines := make([]Line, len(raw)-1)
+	for i, b := range raw[:len(raw)-1] {
+		if err := json.Unmarshal(b, &lines[i]); err != nil {
 			return nil, err
 		}
-		lines = append(lines, l)
 	}
-	return lines, sc.Err()
+	return lines, nil
 }
 
 // RemoveLines removes the lines files in dir, and any a writer left half written, once the run's

@@ -84,6 +84,9 @@ func TestAppendPageLinesAreTheReadBackIndex(t *testing.T) {
 			if err := w.Close(); err != nil {
 				t.Fatal(err)
 			}
+			if open, _ := filepath.Glob(filepath.Join(dir, "*"+LinesSuffix+OpenSuffix)); len(open) != 0 {
+				t.Errorf("unfinished lines left by a writer that closed its files: %v", open)
+			}
 			names, err := Seal(dir)
 			if err != nil {
 				t.Fatal(err)
@@ -128,6 +131,40 @@ func TestAppendPageLinesAreTheReadBackIndex(t *testing.T) {
 				t.Errorf("lines files left after RemoveLines: %v", left)
 			}
 		})
+	}
+}
+
+// A writer killed before closing its file leaves unfinished lines, which the seal does not use and
+// RemoveLines removes.
+func TestUnfinishedLinesAreNotUsed(t *testing.T) {
+	dir := t.TempDir()
+	w := NewWriter(dir, "p", 0, info)
+	for _, e := range encodedPages(t) {
+		if _, err := w.AppendPage(e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Sync(); err != nil {
+		t.Fatal(err)
+	}
+	// The kill: nothing closed. Seal makes the file final; its lines are not finished.
+	names, err := Seal(dir)
+	if err != nil || len(names) != 1 {
+		t.Fatalf("Seal: %v %v", names, err)
+	}
+	p := filepath.Join(dir, names[0])
+	if _, err := readLinesFile(p); err == nil {
+		t.Fatal("the lines of a file its writer never closed were taken")
+	}
+	os.Rename(p+LinesSuffix+OpenSuffix, p+LinesSuffix) // even under the final name: no trailer
+	if _, err := readLinesFile(p); err == nil {
+		t.Fatal("lines without their trailer were taken")
+	}
+	if err := RemoveLines(dir); err != nil {
+		t.Fatal(err)
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, "*"+LinesSuffix+"*")); len(left) != 0 {
+		t.Errorf("left: %v", left)
 	}
 }
 
