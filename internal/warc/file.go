@@ -133,9 +133,9 @@ func (w *Writer) Append(members ...[]byte) ([]Loc, error) {
 	return locs, nil
 }
 
-// AppendPage appends the members of e, all in one file, and keeps their index lines, so that the
-// file's index is written when it is closed instead of read back from it at the seal: reading back
-// was a tenth of a crawl's CPU (docs/performance.md, section 10). It returns where the first member
+// AppendPage appends the members of e, all in one file, and writes their index lines beside it,
+// so that the seal indexes the file from them instead of reading every record back, which was a
+// tenth of a crawl's CPU (docs/performance.md, section 10). It returns where the first member
 // went. On an error nothing of e is left in the file.
 func (w *Writer) AppendPage(e Encoded) (Loc, error) {
 	w.mu.Lock()
