@@ -172,6 +172,9 @@ func checkWARC(t *testing.T, root string, db *sql.DB) {
 	if open, _ := filepath.Glob(filepath.Join(root, "*", archive.WARCDir, "*"+warc.OpenSuffix)); len(open) > 0 {
 		t.Errorf("WARC files left open: %v", open)
 	}
+	if lines, _ := filepath.Glob(filepath.Join(root, "*", archive.WARCDir, "*"+warc.LinesSuffix+"*")); len(lines) > 0 {
+		t.Errorf("index lines left after the seal: %v", lines)
+	}
 	ids := map[string]bool{}
 	files, _ := filepath.Glob(filepath.Join(root, "*", archive.WARCDir, "*"+warc.Ext))
 	for _, f := range files {
@@ -268,6 +271,11 @@ func TestCrashPointsAreRepaired(t *testing.T) {
 			web := testweb.New(t)
 			dir, cfg := lossDir(t, changingSite(t, web, 6), "")
 			killedAt(t, dir, tt.point, "--config", cfg, "run")
+			if tt.point == "warc-sealed" { // the writer's lines of its closed file, which the repair's seal reads
+				if lines, _ := filepath.Glob(filepath.Join(dir, "archive", "*", archive.WARCDir, "*"+warc.LinesSuffix)); len(lines) == 0 {
+					t.Error("the crawl's WARC writer left no index lines beside the file it closed")
+				}
+			}
 			if _, errs, code := strata(t, dir, "--config", cfg, "run"); code != 0 {
 				t.Fatalf("the run after the kill: exit %d\n%s", code, errs)
 			}

@@ -36,7 +36,7 @@ type committer struct {
 type commitJob struct {
 	rec     *store.FetchRecord
 	version *archive.Version // the page's new version, nil if none
-	warc    []byte           // the page's WARC records, encoded; nil if none
+	warc    *warc.Encoded    // the page's WARC records, encoded; nil if none
 	archErr error            // set when the version could not be stored
 	result  chan error
 }
@@ -66,7 +66,7 @@ func (c *committer) close() {
 // submit hands rec (and its page's new version v, if any) to the committer without waiting; it
 // blocks only while the queue is full. Neither may be touched until wait
 // returns.
-func (c *committer) submit(rec *store.FetchRecord, v *archive.Version, warcRecords []byte) *commitJob {
+func (c *committer) submit(rec *store.FetchRecord, v *archive.Version, warcRecords *warc.Encoded) *commitJob {
 	j := &commitJob{rec: rec, version: v, warc: warcRecords, result: make(chan error, 1)}
 	c.jobs <- j
 	return j
@@ -174,7 +174,7 @@ func (c *committer) writeWARC(batch []*commitJob) {
 			continue
 		}
 		if err == nil {
-			_, err = c.warc.Append(j.warc)
+			_, err = c.warc.AppendPage(*j.warc)
 			wrote = true
 		}
 		if err != nil && j.rec.Capture != nil {

@@ -19,6 +19,7 @@ import (
 	"github.com/strata-crawler/strata/internal/store"
 	"github.com/strata-crawler/strata/internal/traps"
 	"github.com/strata-crawler/strata/internal/urlnorm"
+	"github.com/strata-crawler/strata/internal/warc"
 	"github.com/strata-crawler/strata/linkextract"
 )
 
@@ -164,7 +165,7 @@ func (s *stage) crawl(ctx context.Context, d *domain, u *store.DueURL, pu *url.U
 	var norm string // the text with numbers and dates set aside, for the novelty check
 	rec.Origin, rec.Domain = origin(pu), d.key
 	var version *archive.Version
-	var warcRecords []byte
+	var warcRecords *warc.Encoded
 	if resp != nil {
 		rec.Duration, rec.SiteDate = resp.Duration, resp.Date
 		p := s.extract(resp)

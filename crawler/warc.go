@@ -42,7 +42,7 @@ func (c *Crawler) newWARCWriter(runStart time.Time) *warc.Writer {
 // its WARC records: a response, or a revisit of the URL's latest response when the payload is the
 // same or the server said 304, its request, and a metadata record of strata's facts. A WARC
 // failure is logged and loses only the WARC records; the fetch is recorded as usual.
-func (s *stage) capture(ctx context.Context, u *store.DueURL, resp *fetch.Response, rec *store.FetchRecord, p page) []byte {
+func (s *stage) capture(ctx context.Context, u *store.DueURL, resp *fetch.Response, rec *store.FetchRecord, p page) *warc.Encoded {
 	c := &store.Capture{Request: resp.Head.Request, Response: resp.Head.Response, IP: resp.Head.RemoteAddr}
 	if !resp.NotModified {
 		c.PayloadDigest = warc.PayloadDigest(resp.Body)
@@ -70,11 +70,7 @@ func (s *stage) capture(ctx context.Context, u *store.DueURL, resp *fetch.Respon
 		return nil
 	}
 	c.WARCID, c.WARCType = e.ID, e.Type
-	var out []byte
-	for _, m := range e.Members {
-		out = append(out, m...)
-	}
-	return out
+	return &e
 }
 
 // exchangeOf is the WARC view of a response: its body as strata keeps it, and why it is shorter
@@ -147,7 +143,7 @@ func (s *stage) captureRobots(rec *store.Robots, res robots.Result) {
 		s.c.cfg.Log.Error("WARC: could not build the records of a robots.txt", "url", res.URL, "error", err)
 		return
 	}
-	if _, err := s.commit.warc.Append(e.Members...); err != nil {
+	if _, err := s.commit.warc.AppendPage(e); err != nil {
 		s.c.cfg.Log.Error("WARC: could not write the records of a robots.txt", "url", res.URL, "error", err)
 	}
 }

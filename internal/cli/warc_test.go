@@ -159,6 +159,9 @@ func TestWARCOfACrawl(t *testing.T) {
 		}
 	}
 	// Each run's index is what indexing its files gives, and the merged index holds both, by path.
+	if lines, _ := filepath.Glob(filepath.Join(root, "*", "_warc", "*"+warc.LinesSuffix+"*")); len(lines) > 0 {
+		t.Errorf("index lines left after the seal: %v", lines)
+	}
 	for _, f := range files {
 		want, err := warc.IndexFile(f, filepath.Base(f))
 		if err != nil {

@@ -17,7 +17,8 @@ import (
 
 // sealWARC makes the WARC files of the run that started at start final and indexes them: files a
 // killed writer left open are cut after their last whole record and renamed, the run's CDXJ index
-// is written beside them, and the archive's merged index is rebuilt. Each file is written whole
+// is written beside them (from the lines the writer kept for each file it closed, reading back
+// only the others), and the archive's merged index is rebuilt. Each file is written whole
 // or not at all, so a seal cut off is simply done again. A run without WARC files has nothing to do.
 func sealWARC(arch *archive.Dir, start time.Time) error {
 	dir := arch.WARCPath(start)
@@ -28,7 +29,7 @@ func sealWARC(arch *archive.Dir, start time.Time) error {
 	crashpoint.Hit("warc-sealed")
 	var lines []warc.Line
 	for _, n := range names {
-		ls, err := warc.IndexFile(filepath.Join(dir, n), n)
+		ls, err := warc.FileLines(filepath.Join(dir, n), n)
 		if err != nil {
 			return err
 		}
@@ -42,7 +43,10 @@ func sealWARC(arch *archive.Dir, start time.Time) error {
 	if err := archive.WriteFile(filepath.Join(dir, archive.IndexFile), b.Bytes(), 0o644); err != nil {
 		return err
 	}
-	return mergeIndexes(arch)
+	if err := mergeIndexes(arch); err != nil {
+		return err
+	}
+	return warc.RemoveLines(dir) // the run's index holds them now
 }
 
 // mergeIndexes rebuilds the archive's merged CDXJ index from every run's, naming each WARC file by

@@ -95,28 +95,39 @@ func ReadOptions() []gowarc.WarcRecordOption {
 
 func lineOf(rec gowarc.Record) (Line, bool, error) {
 	wr := rec.WarcRecord
-	h := wr.WarcHeader()
-	ct := h.Get(gowarc.ContentType)
-	switch wr.Type() {
-	case gowarc.Response, gowarc.Revisit:
-	case gowarc.Resource, gowarc.Metadata:
-		if strings.HasPrefix(ct, gowarc.ApplicationWarcFields) {
-			return Line{}, false, nil
-		}
-	default:
+	if !indexed(wr) {
 		return Line{}, false, nil
 	}
 	// The block must be read for its digest to be checked.
 	if _, err := wr.ValidateDigest(); err != nil {
 		return Line{}, false, err
 	}
+	l, err := recordLine(wr, rec.Offset, rec.Size)
+	return l, err == nil, err
+}
+
+// indexed reports whether wr is a record the index has a line for.
+func indexed(wr gowarc.WarcRecord) bool {
+	switch wr.Type() {
+	case gowarc.Response, gowarc.Revisit:
+		return true
+	case gowarc.Resource, gowarc.Metadata:
+		return !strings.HasPrefix(wr.WarcHeader().Get(gowarc.ContentType), gowarc.ApplicationWarcFields)
+	}
+	return false
+}
+
+// recordLine is the index line of wr, an indexed record, at offset in its file, length bytes long.
+func recordLine(wr gowarc.WarcRecord, offset, length int64) (Line, error) {
+	h := wr.WarcHeader()
+	ct := h.Get(gowarc.ContentType)
 	date, err := time.Parse(time.RFC3339Nano, h.Get(gowarc.WarcDate))
 	if err != nil {
-		return Line{}, false, fmt.Errorf("WARC-Date %q: %w", h.Get(gowarc.WarcDate), err)
+		return Line{}, fmt.Errorf("WARC-Date %q: %w", h.Get(gowarc.WarcDate), err)
 	}
 	uri := h.Get(gowarc.WarcTargetURI)
 	l := Line{Key: SURT(uri), Timestamp: date.UTC().Format("20060102150405"), URL: uri,
-		Length: rec.Size, Offset: rec.Offset}
+		Length: length, Offset: offset}
 	if d := h.Get(gowarc.WarcPayloadDigest); d != "" {
 		_, l.Digest, _ = strings.Cut(d, ":")
 	}
@@ -136,7 +147,7 @@ func lineOf(rec gowarc.Record) (Line, bool, error) {
 	} else if pb, ok := wr.Block().(gowarc.ProtocolHeaderBlock); ok && wr.Type() == gowarc.Revisit {
 		l.Status = statusOf(pb.ProtocolHeaderBytes())
 	}
-	return l, true, nil
+	return l, nil
 }
 
 // statusOf is the status code of an HTTP response head, "" if it has none.

@@ -29,8 +29,11 @@ type Page struct {
 // Encoded is a page's records, serialised for Writer.Append.
 type Encoded struct {
 	Members [][]byte
-	ID      string // the response or revisit record's WARC-Record-ID
-	Type    string // "response" or "revisit"
+	// Lines are the members' index lines, nil for a record the index leaves out; their
+	// offsets, lengths and file names are filled in by Writer.AppendPage.
+	Lines []*Line
+	ID    string // the response or revisit record's WARC-Record-ID
+	Type  string // "response" or "revisit"
 }
 
 // EncodePage builds and serialises p's records: its response (or revisit), its request when the
@@ -75,6 +78,14 @@ func EncodePage(p Page) (Encoded, error) {
 		recs = append(recs, meta)
 	}
 	for _, r := range recs {
+		if err == nil && indexed(r.WarcRecord) {
+			var l Line
+			if l, err = recordLine(r.WarcRecord, 0, 0); err == nil {
+				e.Lines = append(e.Lines, &l)
+			}
+		} else if err == nil {
+			e.Lines = append(e.Lines, nil)
+		}
 		if err == nil {
 			var m []byte
 			m, err = Encode(r)
