@@ -33,7 +33,7 @@ const replaySentence = "The lighthouse keeper counted four hundred and twelve gu
 // and anything Chromium tries to fetch beyond loopback goes to a proxy that refuses it.
 //
 // It needs chromium and the files of the npm package replaywebpage (STRATA_TEST_REPLAYWEBPAGE: the
-// directory holding its ui.js and sw.js); .ci/run unpacks it and sets STRATA_BROWSER_TEST=1, so in
+// directory holding its index.html, ui.js and sw.js); .ci/run unpacks it and sets STRATA_BROWSER_TEST=1, so in
 // CI a missing piece fails this test instead of skipping it.
 func TestWACZReplaysInReplayWebPage(t *testing.T) {
 	rwp := os.Getenv("STRATA_TEST_REPLAYWEBPAGE")
@@ -76,6 +76,8 @@ func TestWACZReplaysInReplayWebPage(t *testing.T) {
 		chromedp.DisableGPU,
 		chromedp.WindowSize(1280, 900),
 		chromedp.ProxyServer(background.url),
+		// and no name lookups leave the machine either (prefetching resolves names itself)
+		chromedp.Flag("host-resolver-rules", "MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"),
 	)
 	actx, acancel := chromedp.NewExecAllocator(ctx, opts...)
 	defer acancel()
