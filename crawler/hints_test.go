@@ -19,6 +19,9 @@ type hintedSite struct {
 	site  *testweb.Site
 	pages int
 	lie   bool             // the sitemap's lastmod never moves: every change is hidden
+	// frozen, when set, is the site time from which the sitemap stops moving: its lastmods stay
+	// those of that moment, as when a site's sitemap generator breaks.
+	frozen time.Time
 	now   func() time.Time // our (fake) clock
 }
 
@@ -32,9 +35,11 @@ func (h *hintedSite) siteNow() time.Time { return h.now().Add(siteSkew) }
 func changesOn(i, k int) bool { return (k*7+i*3)%10 == 0 }
 
 // state returns page i's version and the site time of its last change, as of the site's now.
-func (h *hintedSite) state(i int) (version int, lastmod time.Time) {
+func (h *hintedSite) state(i int) (version int, lastmod time.Time) { return h.stateAt(i, h.siteNow()) }
+
+// stateAt returns page i's version and the site time of its last change, as of site time now.
+func (h *hintedSite) stateAt(i int, now time.Time) (version int, lastmod time.Time) {
 	start := hintDay0.Add(siteSkew)
-	now := h.siteNow()
 	lastmod = start.Add(-24 * time.Hour)
 	for k := 0; ; k++ {
 		at := start.Add(time.Duration(k)*24*time.Hour + 12*time.Hour)
@@ -64,6 +69,9 @@ func newHintedSite(t *testing.T, web *testweb.Web, pages int, lie bool, now func
 		fmt.Fprint(w, `<?xml version="1.0" encoding="UTF-8"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">`)
 		for i := range pages {
 			_, lm := h.state(i)
+			if !h.frozen.IsZero() && h.siteNow().After(h.frozen) {
+				_, lm = h.stateAt(i, h.frozen)
+			}
 			if h.lie {
 				lm = hintDay0.Add(siteSkew - 24*time.Hour)
 			}
@@ -156,6 +164,61 @@ func TestHonestHintsSaveFetchesAtEqualFreshness(t *testing.T) {
 	// is missed.
 	if lied.changes != wantChanges {
 		t.Errorf("with a lying sitemap: %d changes seen, want %d", lied.changes, wantChanges)
+	}
+}
+
+// TestFrozenSitemapLosesItsTrust: a site whose sitemap was honest for 20 days, then stopped moving
+// (its generator broke), while its pages kept changing. Trust earned in the first weeks spares the
+// fetches of pages it vouches for, deferring them by the longest interval; once the audits catch
+// changes it did not announce, the site loses that trust and its deferred pages go back on their
+// own schedule, so the changes stop being missed.
+func TestFrozenSitemapLosesItsTrust(t *testing.T) {
+	const pages, days, freeze = 12, 40, 20
+	var now atomic.Int64
+	clock := func() time.Time { return time.Unix(0, now.Load()).UTC() }
+	now.Store(hintDay0.Add(3 * time.Hour).UnixNano())
+	h := newHarness(t, harnessOptions{delay: 2 * time.Millisecond})
+	site := newHintedSite(t, h.web, pages, false, clock)
+	site.frozen = hintDay0.Add(siteSkew + freeze*24*time.Hour)
+	var urls []string
+	for i := range pages {
+		urls = append(urls, site.site.URL(fmt.Sprintf("/p%d", i)))
+	}
+	h.seed(0, 1, urls...)
+	h.cfg.Now = clock
+	h.cfg.Docs = docs
+	h = rewire(h, func(string) bool { return true })
+	seen := make([]int, days) // changes seen by the run of each day
+	skipped := make([]int, days)
+	for d := range days {
+		now.Store(hintDay0.Add(time.Duration(d)*24*time.Hour + 3*time.Hour).UnixNano())
+		st := h.mustCrawl()
+		seen[d], skipped[d] = st.Changed, st.SkippedHint
+	}
+	want := func(d int) int { // changes at noon of day d-1, due to be seen on day d
+		n := 0
+		for i := range pages {
+			if changesOn(i, d-1) {
+				n++
+			}
+		}
+		return n
+	}
+	t.Logf("changes seen by day: %v; pages spared by the hints: %v", seen, skipped)
+	spared := 0
+	for d := 1; d < freeze; d++ {
+		spared += skipped[d]
+	}
+	if spared == 0 {
+		t.Fatalf("the honest sitemap earned no trust in %d days: nothing spared", freeze)
+	}
+	// Ten days after the freeze, every change is seen the day after it happens: the daily audits
+	// caught the sitemap within about eight runs. (When audits were drawn from the due pages only,
+	// the deferred pages waited out their 30 runs and the changes were missed until day 33.)
+	for d := freeze + 10; d < days; d++ {
+		if seen[d] != want(d) {
+			t.Errorf("day %d: %d changes seen, %d happened the day before", d, seen[d], want(d))
+		}
 	}
 }
 

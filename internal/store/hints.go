@@ -17,6 +17,7 @@ type HostHints struct {
 	Feeds             []string  // feeds its pages link
 	Agreed, Disagreed int       // hinted fetches whose outcome the hint foretold, and not
 	Announced, Missed int       // of the changes seen on hinted pages, those the hints announced, and not
+	FalseAlarms       int       // fetches of pages the hints called changed that had not changed
 }
 
 // maxFeeds is how many feeds strata keeps per origin: sites link one or two; more is noise.
@@ -26,8 +27,9 @@ const maxFeeds = 8
 func (db *DB) HostHints(ctx context.Context, origin string) (HostHints, error) {
 	var h HostHints
 	var read, feeds sql.NullString
-	err := db.sql.QueryRowContext(ctx, `SELECT hints_read_at, feeds, hints_agreed, hints_disagreed, hints_announced, hints_missed
-		FROM hosts WHERE origin = ?`, origin).Scan(&read, &feeds, &h.Agreed, &h.Disagreed, &h.Announced, &h.Missed)
+	err := db.sql.QueryRowContext(ctx, `SELECT hints_read_at, feeds, hints_agreed, hints_disagreed, hints_announced, hints_missed,
+		hints_false_alarms FROM hosts WHERE origin = ?`, origin).Scan(&read, &feeds, &h.Agreed, &h.Disagreed, &h.Announced, &h.Missed,
+		&h.FalseAlarms)
 	if errors.Is(err, sql.ErrNoRows) {
 		return h, nil
 	}
@@ -85,8 +87,22 @@ func (db *DB) AddFeeds(ctx context.Context, origin, domain string, feeds []strin
 	return nil
 }
 
+// The windows of an origin's hint record: when the counts of a window reach it, the stored ones are
+// halved before the new observation is added, so the record follows the origin's recent hints and a site
+// whose sitemap stops telling the truth loses the trust it had within weeks, not years.
+const (
+	// HintObservations is the window of agreed and disagreed (hints.MaxObservations).
+	HintObservations = 64
+	// HintChecks is the window of announced, missed and false alarms: the changes strata saw on
+	// hinted pages and the "changed" hints it checked. It is short because these are what trust
+	// turns on: a sitemap that stops announcing changes is caught by a few misses.
+	HintChecks = 16
+)
+
 // ObserveHint counts one hinted fetch of origin's: the hint foretold its outcome (agreed) or not, and
-// the content changed or not.
+// the content changed or not. A changed page the hint announced counts as announced, one it did not
+// as missed, and an unchanged page it called changed as a false alarm. The counts are kept in the
+// windows above.
 func (db *DB) ObserveHint(ctx context.Context, origin, domain string, agreed, changed bool) error {
 	b := func(v bool) int {
 		if v {
@@ -94,16 +110,34 @@ func (db *DB) ObserveHint(ctx context.Context, origin, domain string, agreed, ch
 		}
 		return 0
 	}
-	_, err := db.sql.ExecContext(ctx, `INSERT INTO hosts (origin, domain, hints_agreed, hints_disagreed, hints_announced, hints_missed)
-		VALUES (?, ?, ?, ?, ?, ?)
-		ON CONFLICT (origin) DO UPDATE SET hints_agreed = hints_agreed + excluded.hints_agreed,
-		hints_disagreed = hints_disagreed + excluded.hints_disagreed,
-		hints_announced = hints_announced + excluded.hints_announced, hints_missed = hints_missed + excluded.hints_missed`,
-		origin, domain, b(agreed), b(!agreed), b(changed && agreed), b(changed && !agreed))
+	_, err := db.sql.ExecContext(ctx, `INSERT INTO hosts (origin, domain, hints_agreed, hints_disagreed, hints_announced, hints_missed,
+			hints_false_alarms)
+		VALUES (?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (origin) DO UPDATE SET
+		hints_agreed = `+decay("hints_agreed", observations, HintObservations)+` + excluded.hints_agreed,
+		hints_disagreed = `+decay("hints_disagreed", observations, HintObservations)+` + excluded.hints_disagreed,
+		hints_announced = `+decay("hints_announced", checks, HintChecks)+` + excluded.hints_announced,
+		hints_missed = `+decay("hints_missed", checks, HintChecks)+` + excluded.hints_missed,
+		hints_false_alarms = `+decay("hints_false_alarms", checks, HintChecks)+` + excluded.hints_false_alarms`,
+		origin, domain, b(agreed), b(!agreed), b(changed && agreed), b(changed && !agreed), b(!changed && !agreed))
 	if err != nil {
 		return fmt.Errorf("record a hint observation of %s: %w", origin, err)
 	}
 	return nil
+}
+
+// observations and checks are the SQL for an origin's counts in each window, the new observation's
+// included.
+const (
+	observations = `hints_agreed + hints_disagreed + 1`
+	checks       = `hints_announced + hints_missed + hints_false_alarms + excluded.hints_announced + excluded.hints_missed + excluded.hints_false_alarms`
+)
+
+// decay is the SQL for a stored count before the new observation is added to it: halved when the
+// window's total, the new observation included, reaches window. The new observation is never
+// halved away.
+func decay(count, total string, window int) string {
+	return fmt.Sprintf("(CASE WHEN %s >= %d THEN %s / 2 ELSE %s END)", total, window, count, count)
 }
 
 // Hint is one page's date from a sitemap or feed, on the site's clock, as the site wrote it.
@@ -177,6 +211,22 @@ func (db *DB) DeferByHint(ctx context.Context, ids []int64, runs int) error {
 		return fmt.Errorf("defer %d pages on their hints: %w", len(ids), err)
 	}
 	return nil
+}
+
+// ResumeDeferred puts the active pages of origin (scheme://host[:port]) that its hints deferred back
+// on their own schedule: those waiting more than twice their interval, which only a deferral makes
+// (a phase waits less than one and a half). It is for an origin whose "unchanged" hints no longer
+// spare fetches, so that a sitemap that stopped moving cannot keep pages waiting the longest
+// interval. It returns how many pages it moved.
+func (db *DB) ResumeDeferred(ctx context.Context, origin, host string) (int, error) {
+	res, err := db.sql.ExecContext(ctx, `UPDATE urls SET due_tick = `+dueIn("fr_max")+`
+		WHERE host = ? AND substr(url, 1, length(?) + 1) = ? || '/' AND state = 'active' AND hint_lastmod IS NOT NULL
+		AND due_tick > `+tickNow+` + 2 * max(fr_max, 1)`, host, origin, origin)
+	if err != nil {
+		return 0, fmt.Errorf("resume the deferred pages of %s: %w", origin, err)
+	}
+	n, err := res.RowsAffected()
+	return int(n), err
 }
 
 // originOf returns scheme://host[:port] of a stored (normalised) URL, "" if it does not parse.
