@@ -21,6 +21,7 @@ import (
 	gowarc "github.com/nlnwa/gowarc/v3"
 	_ "modernc.org/sqlite"
 
+	"github.com/strata-crawler/strata/internal/cli"
 	"github.com/strata-crawler/strata/internal/testweb"
 	"github.com/strata-crawler/strata/internal/warc"
 )
@@ -195,13 +196,50 @@ func TestWARCOfACrawl(t *testing.T) {
 // It needs node and warcio (STRATA_TEST_WARCIO: the directory warcio was installed in); .ci/run
 // installs both and sets it, so in CI this test runs and fails rather than skips.
 func TestWARCReadByWarcio(t *testing.T) {
+	dir := warcioDir(t)
+	e, _ := warcWeb(t)
+	out := checkWithWarcio(t, dir, filepath.Join(e.dir, "archive"))
+	if strings.Count(out, `"profile":"`+warc.ProfileIdentical) == 0 || strings.Count(out, `"profile":"`+warc.ProfileNotModified) == 0 {
+		t.Errorf("warcio saw no revisit of one of the profiles:\n%s", out)
+	}
+}
+
+// TestDemoWARCReadByWarcio: the WARC files of strata demo's ten days on its scripted web, read by
+// warcio record for record, revisits included, and indexed as strata indexed them.
+func TestDemoWARCReadByWarcio(t *testing.T) {
+	t.Parallel()
+	dir := warcioDir(t)
+	keep := filepath.Join(t.TempDir(), "demo")
+	var errb strings.Builder
+	if err := cli.Run(t.Context(), []string{"demo", "--keep", keep}, io.Discard, &errb); err != nil {
+		t.Fatalf("demo: %v\n%s", err, errb.String())
+	}
+	out := checkWithWarcio(t, dir, filepath.Join(keep, "archive"))
+	if !strings.Contains(out, `"profile":"`+warc.ProfileIdentical) {
+		t.Errorf("warcio saw no identical-payload revisit in ten days of the demo:\n%s", out)
+	}
+}
+
+// warcioDir returns where warcio was installed (STRATA_TEST_WARCIO), or skips the test. .ci/run
+// installs node and warcio and sets it, so in CI these tests run and fail rather than skip.
+func warcioDir(t *testing.T) string {
+	t.Helper()
 	dir := os.Getenv("STRATA_TEST_WARCIO")
 	if dir == "" {
 		t.Skip("STRATA_TEST_WARCIO is not set: install warcio with npm (see .ci/run) to run this test")
 	}
-	e, _ := warcWeb(t)
-	root := filepath.Join(e.dir, "archive")
+	return dir
+}
+
+// checkWithWarcio has warcio, the Webrecorder project's reader, read every record of the WARC
+// files under root and check their digests, and index each file: its index must be strata's, line
+// for line, and it must read as many records as gowarc does. It returns warcio's record listing.
+func checkWithWarcio(t *testing.T, dir, root string) string {
+	t.Helper()
 	files, recs := readWARCs(t, root)
+	if len(files) == 0 {
+		t.Fatalf("no WARC files under %s", root)
+	}
 	script, _ := filepath.Abs("testdata/warcio-check.mjs")
 	cmd := exec.Command("node", append([]string{script}, files...)...)
 	cmd.Env = append(os.Environ(), "STRATA_TEST_WARCIO="+dir)
@@ -211,9 +249,6 @@ func TestWARCReadByWarcio(t *testing.T) {
 	}
 	if got := strings.Count(strings.TrimSpace(string(out)), "\n") + 1; got != len(recs) {
 		t.Errorf("warcio read %d records, gowarc %d", got, len(recs))
-	}
-	if strings.Count(string(out), `"profile":"`+warc.ProfileIdentical) == 0 || strings.Count(string(out), `"profile":"`+warc.ProfileNotModified) == 0 {
-		t.Errorf("warcio saw no revisit of one of the profiles:\n%s", out)
 	}
 	for _, f := range files {
 		cmd := exec.Command("node", filepath.Join(dir, "node_modules", "warcio", "dist", "cli.js"), "cdx-index", filepath.Base(f))
@@ -232,6 +267,7 @@ func TestWARCReadByWarcio(t *testing.T) {
 			t.Errorf("%s: warcio's index differs from strata's\nwarcio:\n%s\nstrata:\n%s", filepath.Base(f), got, want)
 		}
 	}
+	return string(out)
 }
 
 // TestExportWARCAndWACZ: a run without WARC files is written from the text archive, and a version
