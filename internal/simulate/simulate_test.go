@@ -120,7 +120,7 @@ func TestRunValidates(t *testing.T) {
 // checks what must hold whatever the numbers: budgeted policies never exceed the budget; the oracle
 // fetches only changed pages and is the freshest; and the metrics are within their ranges.
 func TestRunInvariants(t *testing.T) {
-	cfg := Config{Pages: 240, Sites: 4, Days: 10, Seed: 7, Mix: mustMix(t, "all"), Budget: 48, Births: 0.02, Deaths: 0.01}
+	cfg := Config{Pages: 160, Sites: 4, Days: 8, Seed: 7, Mix: mustMix(t, "all"), Budget: 32, Births: 0.02, Deaths: 0.01}
 	res := mustRun(t, cfg)
 	if len(res.Policies) != len(PolicyNames()) {
 		t.Fatalf("%d policies, want %d", len(res.Policies), len(PolicyNames()))
@@ -142,6 +142,23 @@ func TestRunInvariants(t *testing.T) {
 		}
 		if p.NewPages == 0 || p.NewFetched > p.NewPages {
 			t.Errorf("%s: %d of %d new pages fetched", p.Name, p.NewFetched, p.NewPages)
+		}
+		// The per-site figures add up to the whole (the flat web has no trap hosts).
+		bySite, pages := 0, 0
+		for _, st := range p.Sites {
+			bySite += st.Fetches
+			pages += st.Pages
+			if !(st.Freshness >= 0 && st.Freshness <= 1) || !(st.LateFreshness >= 0 && st.LateFreshness <= 1) || st.LateFetches > st.Fetches+p.DailyFetches[0] {
+				t.Errorf("%s, site %d: out of range: %+v", p.Name, st.Site, st)
+			}
+		}
+		total := 0
+		for _, n := range p.DailyFetches[1:] {
+			total += n
+		}
+		if len(p.Sites) != cfg.Sites || bySite != total || pages != res.Pages {
+			t.Errorf("%s: %d sites, %d fetches after run 0 and %d pages by site; want %d, %d and %d",
+				p.Name, len(p.Sites), bySite, pages, cfg.Sites, total, res.Pages)
 		}
 	}
 	if e := m["oracle"].Efficiency; e != 1 {
