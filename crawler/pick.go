@@ -324,7 +324,7 @@ func hintSaysChanged(c store.Candidate) bool {
 // vouched reports whether the page's origin has earned trust for its "not modified" hints in this
 // run and its sitemap or feed says the page has not changed since our last fetch. Such a page is
 // not brought forward to fill a budget: the site's own account already says the fetch would be
-// wasted. Audits of the trust happen when pages come due (applyHints), not here.
+// wasted. The audit that keeps the trust honest is chosen where the hints are read (applyHints).
 func (s *stage) vouched(c store.Candidate) bool {
 	if c.HintLastMod == "" || c.SiteDate.IsZero() || !s.hintOrigin(c, (*hintQueue).spares) {
 		return false

@@ -226,7 +226,10 @@ func (db *DB) ResumeDeferred(ctx context.Context, origin, host string) (int, err
 		return 0, fmt.Errorf("resume the deferred pages of %s: %w", origin, err)
 	}
 	n, err := res.RowsAffected()
-	return int(n), err
+	if err != nil {
+		return 0, fmt.Errorf("resume the deferred pages of %s: %w", origin, err)
+	}
+	return int(n), nil
 }
 
 // originOf returns scheme://host[:port] of a stored (normalised) URL, "" if it does not parse.
