@@ -18,11 +18,11 @@ import (
 type hintedSite struct {
 	site  *testweb.Site
 	pages int
-	lie   bool             // the sitemap's lastmod never moves: every change is hidden
+	lie   bool // the sitemap's lastmod never moves: every change is hidden
 	// frozen, when set, is the site time from which the sitemap stops moving: its lastmods stay
 	// those of that moment, as when a site's sitemap generator breaks.
 	frozen time.Time
-	now   func() time.Time // our (fake) clock
+	now    func() time.Time // our (fake) clock
 }
 
 const siteSkew = 90 * 24 * time.Hour
