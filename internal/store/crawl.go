@@ -562,7 +562,9 @@ const (
 			WHERE id = ?`
 	hostAccess = `INSERT INTO hosts (origin, domain, last_access_at, dates_agreed, dates_contradicted) VALUES (?, ?, ?, ?, ?)
 			ON CONFLICT (origin) DO UPDATE SET last_access_at = max(coalesce(last_access_at, ''), excluded.last_access_at),
-			dates_agreed = dates_agreed + excluded.dates_agreed, dates_contradicted = dates_contradicted + excluded.dates_contradicted`
+			dates_agreed = (CASE WHEN ` + datesTotal + ` >= 64 THEN dates_agreed / 2 ELSE dates_agreed END) + excluded.dates_agreed,
+			dates_contradicted = (CASE WHEN ` + datesTotal + ` >= 64 THEN dates_contradicted / 2 ELSE dates_contradicted END)
+				+ excluded.dates_contradicted`
 	captureInsert = `INSERT INTO captures (fetch_id, request, response, ip, payload_digest, warc_id, warc_type)
 			VALUES (last_insert_rowid(), ?, ?, ?, ?, ?, ?)`
 )
@@ -660,8 +662,16 @@ func btoi(b bool) int {
 }
 
 // Dates are how often an origin's Last-Modified dates agreed with what strata saw of its pages,
-// and how often they contradicted it.
+// and how often they contradicted it, over its recent fetches: when the two reach
+// DateObservations, the stored counts are halved before the new one is added, so a server that
+// starts stamping its pages with the wrong dates loses strata's belief within weeks.
 type Dates struct{ Agreed, Contradicted int }
+
+// DateObservations is the window of an origin's date counts (hostAccess spells it out in SQL).
+const DateObservations = 64
+
+// datesTotal is the SQL for an origin's date counts, the new fetch's included.
+const datesTotal = `dates_agreed + dates_contradicted + excluded.dates_agreed + excluded.dates_contradicted`
 
 // OriginDates returns the dates' record of every origin that dated anything, by
 // scheme://host[:port].

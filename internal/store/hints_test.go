@@ -3,6 +3,7 @@ package store_test
 import (
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/strata-crawler/strata/internal/store"
 )
@@ -47,5 +48,43 @@ func TestObserveHintKeepsRecentWindows(t *testing.T) {
 		t.Fatal(err)
 	} else if h2.FalseAlarms < 1 || h2.Missed > h.Missed {
 		t.Errorf("a false alarm after %+v gave %+v", h, h2)
+	}
+}
+
+// TestOriginDatesKeepRecentWindow: an origin's date record follows its recent fetches, so a
+// server whose dates were right for months and then start contradicting what strata sees (a CMS
+// that now stamps every page with the time of the request) loses the belief after a few dozen
+// fetches, where cumulative counts would take a tenth of all its past agreements.
+func TestOriginDatesKeepRecentWindow(t *testing.T) {
+	ctx := t.Context()
+	db := mustOpen(t, filepath.Join(t.TempDir(), "s.db"), store.Options{})
+	if _, err := db.AddSeeds(ctx, []store.NewSeed{{URL: "https://a.example/", Host: "a.example", FrMax: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	d, err := db.NextDue(ctx, store.DueQuery{Hosts: []string{"a.example"}, Run: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	record := func(n, check int) store.Dates {
+		t.Helper()
+		for range n {
+			if err := db.RecordFetch(ctx, store.FetchRecord{URLID: d.ID, Status: 200, NextFr: 1, DateCheck: check,
+				Origin: "https://a.example", Domain: "a.example", FetchedAt: time.Now()}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		ds, err := db.OriginDates(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ds["https://a.example"]
+	}
+	got := record(500, +1)
+	if got.Agreed+got.Contradicted >= store.DateObservations || got.Agreed < store.DateObservations/2 || got.Contradicted != 0 {
+		t.Fatalf("after 500 agreeing dates: %+v, want the counts within %d", got, store.DateObservations)
+	}
+	got = record(8, -1)
+	if got.Contradicted*10 <= got.Agreed {
+		t.Errorf("after 8 contradictions: %+v; a tenth of the recent agreements should be outweighed", got)
 	}
 }
