@@ -138,11 +138,18 @@ type PolicyResult struct {
 	MissedShare float64 `json:"missed_share"`
 	// DiscoveryDelay is the mean time, in days, from a page's appearance after day 0 to its first
 	// fetch, over the NewFetched of NewPages such pages fetched by the end.
-	DiscoveryDelay float64   `json:"discovery_delay_days"`
-	NewPages       int       `json:"new_pages"`
-	NewFetched     int       `json:"new_fetched"`
-	DailyFresh     []float64 `json:"daily_freshness"`
-	DailyFetches   []int     `json:"daily_fetches"`
+	DiscoveryDelay float64 `json:"discovery_delay_days"`
+	NewPages       int     `json:"new_pages"`
+	NewFetched     int     `json:"new_fetched"`
+	// FoundDelay is the mean time, in days, from the run whose fetches first linked a new page to
+	// its first fetch, over the NewFetched pages (a page found another way counts as found when
+	// fetched); NewFound counts the new pages found before the last two runs, and FoundIn2 those of
+	// them fetched within two runs of being found.
+	FoundDelay   float64   `json:"found_delay_days"`
+	NewFound     int       `json:"new_found"`
+	FoundIn2     int       `json:"found_in_2_runs"`
+	DailyFresh   []float64 `json:"daily_freshness"`
+	DailyFetches []int     `json:"daily_fetches"`
 	// TrapShare is the share of the page requests that went to trap hosts' pages: fetches wasted.
 	TrapShare float64 `json:"trap_share"`
 	// Sites breaks the results down by site, so that sites whose sitemaps or dates tell the truth

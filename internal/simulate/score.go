@@ -21,6 +21,14 @@ func (w *Web) score(name string, fetches [][]fetch, days int) PolicyResult {
 	siteFresh := make([][4]float64, len(sites)) // fresh and stale page-days, and those of the second half
 	var total, found int
 	var freshT, staleT, ageT, delay float64
+	// foundAt is when a new page was first linked from a page the policy fetched (NaN until then),
+	// kidPos how far through its children each linking page's fetches have looked.
+	foundAt := make([]float64, len(w.pages))
+	for i := range foundAt {
+		foundAt[i] = math.NaN()
+	}
+	kidPos := make([]int, len(w.pages))
+	var foundDelay float64
 	for d := range days {
 		t := float64(d)
 		for _, f := range fetches[d] {
@@ -51,8 +59,26 @@ func (w *Web) score(name string, fetches [][]fetch, days int) PolicyResult {
 			if first && p.born > 0 {
 				r.NewFetched++
 				delay += t - p.born
+				// A page found another way (a sitemap) or in this very run counts as found now.
+				if math.IsNaN(foundAt[f.page]) {
+					foundAt[f.page] = t
+				}
+				at := foundAt[f.page]
+				foundDelay += t - at
+				if t-at <= 2 && at <= float64(days-3) {
+					r.FoundIn2++
+				}
 			}
 			s.lastFetch, s.next = t, j+k
+			// The new pages this page links at t are found.
+			kids := w.kids[f.page]
+			for kidPos[f.page] < len(kids) && w.pages[kids[kidPos[f.page]]].born <= t {
+				c := kids[kidPos[f.page]]
+				if math.IsNaN(foundAt[c]) && w.pages[c].born > 0 {
+					foundAt[c] = t
+				}
+				kidPos[f.page]++
+			}
 		}
 		slices.Sort(r.Fetched[d])
 		r.DailyFetches[d] = len(fetches[d])
@@ -131,6 +157,12 @@ func (w *Web) score(name string, fetches [][]fetch, days int) PolicyResult {
 	}
 	if r.NewFetched > 0 {
 		r.DiscoveryDelay = delay / float64(r.NewFetched)
+		r.FoundDelay = foundDelay / float64(r.NewFetched)
+	}
+	for i := range w.pages {
+		if at := foundAt[i]; at <= float64(days-3) { // false for NaN: never found
+			r.NewFound++
+		}
 	}
 	return r
 }

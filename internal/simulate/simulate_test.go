@@ -143,6 +143,10 @@ func TestRunInvariants(t *testing.T) {
 		if p.NewPages == 0 || p.NewFetched > p.NewPages {
 			t.Errorf("%s: %d of %d new pages fetched", p.Name, p.NewFetched, p.NewPages)
 		}
+		if p.Name != "oracle" && (p.FoundIn2 > p.NewFound || p.NewFound > p.NewPages || !(p.FoundDelay >= 0 && p.FoundDelay <= p.DiscoveryDelay)) {
+			t.Errorf("%s: %d of %d found pages fetched within 2 runs, %d new; found→fetched %.2f days, born→fetched %.2f",
+				p.Name, p.FoundIn2, p.NewFound, p.NewPages, p.FoundDelay, p.DiscoveryDelay)
+		}
 		// The per-site figures add up to the whole (the flat web has no trap hosts).
 		bySite, pages := 0, 0
 		for _, st := range p.Sites {
@@ -246,6 +250,12 @@ func TestBudgetedPoliciesBeatUniform(t *testing.T) {
 	}
 	if o, tr := m["optimal"].Freshness, m["optimal-true"].Freshness; o < 0.97*tr {
 		t.Errorf("optimal: freshness %.4f, %.3f of the true-rate optimum's %.4f", o, o/tr, tr)
+	}
+	// At this 20 % budget, a page the crawl finds is fetched within two runs (issue 17).
+	for _, name := range []string{"uniform", "hybrid", "optimal"} {
+		if p := m[name]; p.NewFound == 0 || float64(p.FoundIn2) < 0.95*float64(p.NewFound) {
+			t.Errorf("%s: %d of %d new pages fetched within two runs of being found", name, p.FoundIn2, p.NewFound)
+		}
 	}
 	t.Logf("uniform %.4f hybrid %.4f optimal %.4f optimal-true %.4f", uniform, m["hybrid"].Freshness, m["optimal"].Freshness,
 		m["optimal-true"].Freshness)
