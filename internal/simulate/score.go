@@ -103,14 +103,13 @@ func (w *Web) score(name string, fetches [][]fetch, days int) PolicyResult {
 				}
 			}
 			sf := &siteFresh[p.site]
-			late := 0
-			if 2*d >= days {
-				late = 2
-			}
+			late := 2*d >= days
 			if c >= b {
 				fresh += b - a
 				sf[0] += b - a
-				sf[late] += b - a
+				if late {
+					sf[2] += b - a
+				}
 				continue
 			}
 			from := max(a, c)
@@ -118,7 +117,7 @@ func (w *Web) score(name string, fetches [][]fetch, days int) PolicyResult {
 			stale += b - from
 			sf[0] += from - a
 			sf[1] += b - from
-			if late > 0 {
+			if late {
 				sf[2] += from - a
 				sf[3] += b - from
 			}

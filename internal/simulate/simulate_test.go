@@ -147,9 +147,12 @@ func TestRunInvariants(t *testing.T) {
 			t.Errorf("%s: %d of %d found pages fetched within 2 runs, %d new; found→fetched %.2f days, born→fetched %.2f",
 				p.Name, p.FoundIn2, p.NewFound, p.NewPages, p.FoundDelay, p.DiscoveryDelay)
 		}
-		// The per-site figures add up to the whole (the flat web has no trap hosts).
+		// The per-site figures add up to the whole (the flat web has no trap hosts), and the whole's
+		// freshness, a ratio of sums, lies between the sites'.
 		bySite, pages := 0, 0
+		lo, hi := 1.0, 0.0
 		for _, st := range p.Sites {
+			lo, hi = min(lo, st.Freshness), max(hi, st.Freshness)
 			bySite += st.Fetches
 			pages += st.Pages
 			if !(st.Freshness >= 0 && st.Freshness <= 1) || !(st.LateFreshness >= 0 && st.LateFreshness <= 1) || st.LateFetches > st.Fetches+p.DailyFetches[0] {
@@ -159,6 +162,9 @@ func TestRunInvariants(t *testing.T) {
 		total := 0
 		for _, n := range p.DailyFetches[1:] {
 			total += n
+		}
+		if p.Freshness < lo-1e-9 || p.Freshness > hi+1e-9 {
+			t.Errorf("%s: freshness %.4f outside its sites' [%.4f, %.4f]", p.Name, p.Freshness, lo, hi)
 		}
 		if len(p.Sites) != cfg.Sites || bySite != total || pages != res.Pages {
 			t.Errorf("%s: %d sites, %d fetches after run 0 and %d pages by site; want %d, %d and %d",
@@ -170,6 +176,14 @@ func TestRunInvariants(t *testing.T) {
 	}
 	if m["oracle"].FetchesPerDay >= m["everything"].FetchesPerDay {
 		t.Errorf("oracle fetches %v per day, everything %v", m["oracle"].FetchesPerDay, m["everything"].FetchesPerDay)
+	}
+	// With one site, the site's figures are the whole's.
+	one := mustRun(t, Config{Pages: 60, Sites: 1, Days: 6, Seed: 7, Mix: mustMix(t, "all"), Budget: 12, Births: 0.02,
+		Deaths: 0.01, Policies: []string{"uniform", "bouras"}})
+	for _, p := range one.Policies {
+		if len(p.Sites) != 1 || math.Abs(p.Sites[0].Freshness-p.Freshness) > 1e-9 {
+			t.Errorf("%s on one site: site freshness %v, the whole's %.6f", p.Name, p.Sites, p.Freshness)
+		}
 	}
 	var buf bytes.Buffer
 	if err := res.WritePlot(&buf, "svg"); err != nil || !strings.Contains(buf.String(), "<svg") {
