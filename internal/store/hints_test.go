@@ -88,3 +88,58 @@ func TestOriginDatesKeepRecentWindow(t *testing.T) {
 		t.Errorf("after 8 contradictions: %+v; a tenth of the recent agreements should be outweighed", got)
 	}
 }
+
+// TestResumeDeferred: the pages an origin's hints deferred by the longest interval go back on their
+// own interval when the origin loses the trust; pages waiting no longer than their own schedule
+// allows, and pages no hint named, keep their place.
+func TestResumeDeferred(t *testing.T) {
+	ctx := t.Context()
+	db := mustOpen(t, filepath.Join(t.TempDir(), "s.db"), store.Options{})
+	if _, err := db.AddSeeds(ctx, []store.NewSeed{{URL: "https://a.example/", Host: "a.example", Level: 1, FrMax: 2}}); err != nil {
+		t.Fatal(err)
+	}
+	var found []store.NewURL
+	for _, p := range []string{"/hinted", "/plain", "/other"} {
+		found = append(found, store.NewURL{URL: "https://a.example" + p, Host: "a.example", FrMax: 2, ParentID: 1, RootID: 1})
+	}
+	if _, err := db.Discover(ctx, found); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := db.ApplyHints(ctx, "sitemap", []store.Hint{{URL: "https://a.example/hinted", LastMod: "2026-11-01"},
+		{URL: "https://a.example/other", LastMod: "2026-11-01"}}); err != nil {
+		t.Fatal(err)
+	}
+	info := func(p string) *store.URLInfo {
+		t.Helper()
+		in, err := db.URLInfo(ctx, "https://a.example"+p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return in
+	}
+	// /hinted and /plain deferred by 30 runs; /other waits its own interval, on a phase.
+	if err := db.DeferByHint(ctx, []int64{info("/hinted").ID, info("/plain").ID}, 30); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.DeferByHint(ctx, []int64{info("/other").ID}, 3); err != nil {
+		t.Fatal(err)
+	}
+	n, err := db.ResumeDeferred(ctx, "https://a.example", "a.example")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != 1 {
+		t.Errorf("resumed %d pages, want 1", n)
+	}
+	for p, want := range map[string]int{"/hinted": 2, "/plain": 30, "/other": 3} {
+		if got := info(p).Fr; got != want {
+			t.Errorf("%s: fr %d after the resume, want %d", p, got, want)
+		}
+	}
+	if n, err := db.ResumeDeferred(ctx, "https://a.example", "a.example"); err != nil || n != 0 {
+		t.Errorf("a second resume moved %d pages (%v), want none", n, err)
+	}
+	if n, err := db.ResumeDeferred(ctx, "https://a.example:8080", "a.example"); err != nil || n != 0 {
+		t.Errorf("another origin on the host moved %d pages (%v), want none", n, err)
+	}
+}
