@@ -62,7 +62,7 @@ func WriteFile(name string, data []byte, perm os.FileMode) error {
 		os.Remove(tmp)
 		return opError("rename to", name, err)
 	}
-	if err := syncDir(dir); err != nil {
+	if err := SyncDir(dir); err != nil {
 		return opError("sync directory of", name, err)
 	}
 	return nil
@@ -115,17 +115,18 @@ func mkdirAllSync(dir string) error {
 		}
 		return opError("mkdir", dir, err)
 	}
-	if err := syncDir(parent); err != nil {
+	if err := SyncDir(parent); err != nil {
 		return opError("sync directory", parent, err)
 	}
 	return nil
 }
 
-// syncDir makes the entries of dir durable. Windows cannot open a directory for flushing and
-// commits renames through the journal, and some file systems (certain FUSE and network ones)
-// refuse fsync on a directory; as in SQLite, such a refusal is not treated as a failure, since
-// there is nothing better to do.
-func syncDir(dir string) error {
+// SyncDir makes the entries of dir durable: a file created, renamed or removed in it survives a
+// crash once SyncDir returns. Windows cannot open a directory for flushing and commits renames
+// through the journal, and some file systems (certain FUSE and network ones) refuse fsync on a
+// directory; as in SQLite, such a refusal is not treated as a failure, since there is nothing
+// better to do. The WARC writer, whose files live in the archive, uses it too.
+func SyncDir(dir string) error {
 	if runtime.GOOS == "windows" {
 		return nil
 	}

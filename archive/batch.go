@@ -169,7 +169,7 @@ func syncEach(batch []*Pending, what syncWhat) error {
 			return nil
 		}
 		seen[dir] = true
-		return syncDir(dir)
+		return SyncDir(dir)
 	}
 	for _, p := range batch {
 		switch what {

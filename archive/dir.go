@@ -226,7 +226,7 @@ func (d *Dir) Snapshot(runStart time.Time, pageURL, from string) (string, error)
 			return "", opError("link", filepath.Join(dst, name), err)
 		}
 	}
-	return rel, syncDir(dst)
+	return rel, SyncDir(dst)
 }
 
 // Remove deletes the files of the version at rel, then the directories it leaves empty up to its

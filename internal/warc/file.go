@@ -10,15 +10,14 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 
 	kgzip "github.com/klauspost/compress/gzip"
 	gowarc "github.com/nlnwa/gowarc/v3"
+	"github.com/strata-crawler/strata/archive"
 )
 
 // OpenSuffix marks a WARC file still being written. Readers and indexers (pywb, ReplayWeb.page,
@@ -244,7 +243,7 @@ func (w *Writer) openFile() error {
 	if err != nil {
 		return fmt.Errorf("warc: create %s: %w", name, err)
 	}
-	if err := syncDir(w.dir); err != nil {
+	if err := archive.SyncDir(w.dir); err != nil {
 		f.Close()
 		return fmt.Errorf("warc: sync directory %s: %w", w.dir, err)
 	}
@@ -344,7 +343,7 @@ func (w *Writer) closeFile() error {
 	if err := os.Rename(final+OpenSuffix, final); err != nil {
 		return fmt.Errorf("warc: rename %s: %w", final, err)
 	}
-	if err := syncDir(w.dir); err != nil {
+	if err := archive.SyncDir(w.dir); err != nil {
 		return fmt.Errorf("warc: sync directory %s: %w", w.dir, err)
 	}
 	if lines != nil {
@@ -399,7 +398,7 @@ func Seal(dir string) ([]string, error) {
 		}
 	}
 	if changed {
-		if err := syncDir(dir); err != nil {
+		if err := archive.SyncDir(dir); err != nil {
 			return nil, fmt.Errorf("warc: seal: sync directory %s: %w", dir, err)
 		}
 	}
@@ -490,24 +489,4 @@ func (c *countReader) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
 	c.n += int64(n)
 	return n, err
-}
-
-// syncDir makes dir's entries durable; as in package archive, a file system that refuses to sync a
-// directory is not an error.
-func syncDir(dir string) error {
-	if runtime.GOOS == "windows" {
-		return nil
-	}
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	err = d.Sync()
-	if cerr := d.Close(); err == nil {
-		err = cerr
-	}
-	if errors.Is(err, syscall.EINVAL) || errors.Is(err, errors.ErrUnsupported) {
-		return nil
-	}
-	return err
 }

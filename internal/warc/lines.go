@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/strata-crawler/strata/archive"
 )
 
 // LinesSuffix names the file of index lines a Writer leaves beside a WARC file it closed whole
@@ -65,7 +67,7 @@ func (lf *linesFile) finish(warcPath string, size int64) error {
 		err = os.Rename(lf.path, warcPath+LinesSuffix)
 	}
 	if err == nil {
-		err = syncDir(filepath.Dir(warcPath))
+		err = archive.SyncDir(filepath.Dir(warcPath))
 	}
 	if err != nil {
 		os.Remove(lf.path)
@@ -152,7 +154,7 @@ func RemoveLines(dir string) error {
 		}
 	}
 	if removed {
-		if err := syncDir(dir); err != nil {
+		if err := archive.SyncDir(dir); err != nil {
 			return fmt.Errorf("warc: sync directory %s: %w", dir, err)
 		}
 	}
