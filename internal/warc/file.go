@@ -17,6 +17,7 @@ import (
 
 	kgzip "github.com/klauspost/compress/gzip"
 	gowarc "github.com/nlnwa/gowarc/v3"
+
 	"github.com/strata-crawler/strata/archive"
 )
 
