@@ -310,14 +310,7 @@ const defaultRate = 0.1
 // hintSaysChanged reports whether the page's sitemap or feed lastmod is newer than our last fetch, on
 // the site's own clock.
 func hintSaysChanged(c store.Candidate) bool {
-	if c.HintLastMod == "" || c.SiteDate.IsZero() {
-		return false
-	}
-	stamp, err := hints.ParseStamp(c.HintLastMod)
-	if err != nil {
-		return false
-	}
-	newer, sure := hints.NewerThanFetch(stamp, c.SiteDate)
+	newer, sure := hintVerdict(c)
 	return sure && newer
 }
 
@@ -326,15 +319,21 @@ func hintSaysChanged(c store.Candidate) bool {
 // not brought forward to fill a budget: the site's own account already says the fetch would be
 // wasted. The audit that keeps the trust honest is chosen where the hints are read (applyHints).
 func (s *stage) vouched(c store.Candidate) bool {
-	if c.HintLastMod == "" || c.SiteDate.IsZero() || !s.hintOrigin(c, (*hintQueue).spares) {
-		return false
+	newer, sure := hintVerdict(c)
+	return sure && !newer && s.hintOrigin(c, (*hintQueue).spares)
+}
+
+// hintVerdict is what the page's sitemap or feed lastmod says of it (hints.NewerThanFetch): changed
+// since our last fetch or not, and whether it can tell; not sure without a lastmod or a site date.
+func hintVerdict(c store.Candidate) (newer, sure bool) {
+	if c.HintLastMod == "" || c.SiteDate.IsZero() {
+		return false, false
 	}
 	stamp, err := hints.ParseStamp(c.HintLastMod)
 	if err != nil {
-		return false
+		return false, false
 	}
-	newer, sure := hints.NewerThanFetch(stamp, c.SiteDate)
-	return sure && !newer
+	return hints.NewerThanFetch(stamp, c.SiteDate)
 }
 
 // hintOrigin reports whether the hints of the page's origin, as read in this run, pass test; false
