@@ -560,14 +560,16 @@ const (
 			recent = ?,
 			dates_wrong = max(dates_wrong, ?)
 			WHERE id = ?`
-	hostAccess = `INSERT INTO hosts (origin, domain, last_access_at, dates_agreed, dates_contradicted) VALUES (?, ?, ?, ?, ?)
-			ON CONFLICT (origin) DO UPDATE SET last_access_at = max(coalesce(last_access_at, ''), excluded.last_access_at),
-			dates_agreed = (CASE WHEN ` + datesTotal + ` >= 64 THEN dates_agreed / 2 ELSE dates_agreed END) + excluded.dates_agreed,
-			dates_contradicted = (CASE WHEN ` + datesTotal + ` >= 64 THEN dates_contradicted / 2 ELSE dates_contradicted END)
-				+ excluded.dates_contradicted`
 	captureInsert = `INSERT INTO captures (fetch_id, request, response, ip, payload_digest, warc_id, warc_type)
 			VALUES (last_insert_rowid(), ?, ?, ?, ?, ?, ?)`
 )
+
+// hostAccess records a fetch of an origin: its last access, and whether its Last-Modified agreed
+// with what strata saw (Dates, counted in their window).
+var hostAccess = `INSERT INTO hosts (origin, domain, last_access_at, dates_agreed, dates_contradicted) VALUES (?, ?, ?, ?, ?)
+	ON CONFLICT (origin) DO UPDATE SET last_access_at = max(coalesce(last_access_at, ''), excluded.last_access_at),
+	dates_agreed = ` + decay("dates_agreed", datesTotal, DateObservations) + ` + excluded.dates_agreed,
+	dates_contradicted = ` + decay("dates_contradicted", datesTotal, DateObservations) + ` + excluded.dates_contradicted`
 
 // fetchStmts are recordFetch's statements bound to one transaction, with the countdown's tick.
 type fetchStmts struct {
@@ -667,7 +669,7 @@ func btoi(b bool) int {
 // starts stamping its pages with the wrong dates loses strata's belief within weeks.
 type Dates struct{ Agreed, Contradicted int }
 
-// DateObservations is the window of an origin's date counts (hostAccess spells it out in SQL).
+// DateObservations is the window of an origin's date counts.
 const DateObservations = 64
 
 // datesTotal is the SQL for an origin's date counts, the new fetch's included.
