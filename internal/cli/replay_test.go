@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -48,7 +47,7 @@ func TestWACZReplaysInReplayWebPage(t *testing.T) {
 			t.Fatalf("STRATA_TEST_REPLAYWEBPAGE=%s lacks %s: %v", rwp, f, err)
 		}
 	}
-	chromium := findChromium(t)
+	chromium := testweb.Chromium(t)
 
 	web := testweb.New(t)
 	site := web.AddSite(t)
@@ -130,7 +129,7 @@ func TestWACZReplaysInReplayWebPage(t *testing.T) {
 	}
 	if err != nil {
 		if shot, serr := chromedp.Run(bctx, chromedp.FullScreenshot(100)); serr == nil {
-			path := filepath.Join(artefacts(t), "replay-failed.png")
+			path := filepath.Join(testweb.ArtefactDir(t), "replay-failed.png")
 			if werr := os.WriteFile(path, shot, 0o644); werr == nil {
 				t.Logf("screenshot: %s", path)
 			}
@@ -248,32 +247,4 @@ func refusingProxy(t *testing.T) *proxyRecord {
 	t.Cleanup(ts.Close)
 	p.url = ts.URL
 	return p
-}
-
-// findChromium returns the path of a headless-capable Chromium; with STRATA_BROWSER_TEST=1 (set by
-// CI, which installs it) a missing browser fails the test instead of skipping it.
-func findChromium(t *testing.T) string {
-	t.Helper()
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "headless-shell"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	if os.Getenv("STRATA_BROWSER_TEST") == "1" {
-		t.Fatal("STRATA_BROWSER_TEST=1 but no chromium on PATH (apt-get install chromium)")
-	}
-	t.Skip("no chromium on PATH; set STRATA_BROWSER_TEST=1 to make this a failure")
-	return ""
-}
-
-// artefacts is where a failing replay leaves its screenshot: $STRATA_ARTEFACTS if set (CI keeps
-// it), else the test's temporary directory.
-func artefacts(t *testing.T) string {
-	if d := os.Getenv("STRATA_ARTEFACTS"); d != "" {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		return d
-	}
-	return t.TempDir()
 }

@@ -6,48 +6,21 @@ import (
 	"net"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/strata-crawler/strata/internal/testweb"
 )
-
-// findChromium returns the path of a headless-capable Chromium. CI installs Debian's chromium and
-// sets STRATA_BROWSER_TEST=1, so that a missing browser fails the test there instead of skipping it.
-func findChromium(t *testing.T) string {
-	t.Helper()
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "headless-shell"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	if os.Getenv("STRATA_BROWSER_TEST") == "1" {
-		t.Fatal("STRATA_BROWSER_TEST=1 but no chromium on PATH (apt-get install chromium)")
-	}
-	t.Skip("no chromium on PATH; set STRATA_BROWSER_TEST=1 to make this a failure")
-	return ""
-}
-
-// artefactDir is where the browser test leaves its screenshots: $STRATA_ARTEFACTS if set (CI keeps
-// it), else the test's temporary directory.
-func artefactDir(t *testing.T) string {
-	if d := os.Getenv("STRATA_ARTEFACTS"); d != "" {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		return d
-	}
-	return t.TempDir()
-}
 
 // TestBrowser drives headless Chromium through strata serve as a researcher would: the runs page,
 // the changes of the last run, a page, its latest change; and checks that an archived page's
 // script runs neither in the sandboxed frame nor when its raw view is opened directly.
 func TestBrowser(t *testing.T) {
-	chromium := findChromium(t)
+	chromium := testweb.Chromium(t)
 	f := newFixture(t)
 	ts := httptest.NewUnstartedServer(f.srv)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -104,7 +77,7 @@ func TestBrowser(t *testing.T) {
 	if !strings.HasPrefix(title, "Diff of News · "+front) {
 		t.Errorf("the diff page's title is %q", title)
 	}
-	path := filepath.Join(artefactDir(t), "serve-diff.png")
+	path := filepath.Join(testweb.ArtefactDir(t), "serve-diff.png")
 	if err := os.WriteFile(path, shot, 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -179,7 +152,7 @@ func views(t *testing.T, bctx context.Context, base string, f *fixture) {
 		{"search", "/search?q=release+notes", "#results", true},
 		{"search-urls", "/search?q=many&in=urls", "#hits", false},
 	}
-	dir := artefactDir(t)
+	dir := testweb.ArtefactDir(t)
 	for _, c := range cases {
 		for _, width := range []int64{1200, 390} {
 			if width < 1000 && !c.narrow {
