@@ -41,9 +41,7 @@ func TestSignalExitCodes(t *testing.T) {
 	}
 
 	t.Run("SIGINT during a crawl", func(t *testing.T) {
-		cmd := exec.Command(os.Args[0], "--config", cfg, "crawl")
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "STRATA_TEST_MAIN=1")
+		cmd := strataCmd(dir, "--config", cfg, "crawl")
 		var errb strings.Builder
 		cmd.Stderr = &errb
 		if err := cmd.Start(); err != nil {
@@ -67,9 +65,7 @@ func TestSignalExitCodes(t *testing.T) {
 	})
 
 	t.Run("SIGTERM to serve", func(t *testing.T) {
-		cmd := exec.Command(os.Args[0], "--config", cfg, "serve", "--addr", "127.0.0.1:0")
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "STRATA_TEST_MAIN=1")
+		cmd := strataCmd(dir, "--config", cfg, "serve", "--addr", "127.0.0.1:0")
 		out, err := cmd.StdoutPipe()
 		if err != nil {
 			t.Fatal(err)

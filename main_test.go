@@ -46,12 +46,19 @@ func strata(t *testing.T, dir string, args ...string) (stdout, stderr string, co
 	return strataEnv(t, dir, nil, args...)
 }
 
+// strataCmd is the command that runs this test binary as strata with args in dir (see TestMain).
+func strataCmd(dir string, args ...string) *exec.Cmd {
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "STRATA_TEST_MAIN=1")
+	return cmd
+}
+
 // strataEnv is strata with more environment variables.
 func strataEnv(t *testing.T, dir string, env []string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], args...)
-	cmd.Dir = dir
-	cmd.Env = append(append(os.Environ(), "STRATA_TEST_MAIN=1"), env...)
+	cmd := strataCmd(dir, args...)
+	cmd.Env = append(cmd.Env, env...)
 	var out, errb strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
@@ -123,9 +130,7 @@ func TestKillDuringCrawl(t *testing.T) {
 	}
 
 	for _, killAt := range []int{12, 47, 81} {
-		cmd := exec.Command(os.Args[0], "--config", cfg, "crawl")
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "STRATA_TEST_MAIN=1")
+		cmd := strataCmd(dir, "--config", cfg, "crawl")
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
@@ -291,9 +296,7 @@ func TestRunLockThroughSymlink(t *testing.T) {
 		t.Skipf("symbolic links are not available here: %v", err)
 	}
 
-	first := exec.Command(os.Args[0], "--config", cfg, "run")
-	first.Dir = dir
-	first.Env = append(os.Environ(), "STRATA_TEST_MAIN=1")
+	first := strataCmd(dir, "--config", cfg, "run")
 	var firstErr strings.Builder
 	first.Stderr = &firstErr
 	if err := first.Start(); err != nil {
@@ -363,9 +366,7 @@ func TestReadersDuringRuns(t *testing.T) {
 			if i == 0 {
 				time.Sleep(50 * time.Millisecond) // let the readers start on a directory without a database
 			}
-			cmd := exec.Command(os.Args[0], append([]string{"--config", cfg}, args...)...)
-			cmd.Dir = dir
-			cmd.Env = append(os.Environ(), "STRATA_TEST_MAIN=1")
+			cmd := strataCmd(dir, append([]string{"--config", cfg}, args...)...)
 			if out, err := cmd.CombinedOutput(); err != nil {
 				writerErr <- fmt.Errorf("strata %s: %v\n%s", strings.Join(args, " "), err, out)
 				return
