@@ -143,3 +143,25 @@ func TestResumeDeferred(t *testing.T) {
 		t.Errorf("another origin on the host moved %d pages (%v), want none", n, err)
 	}
 }
+
+// TestHintFalseAlarmsMigration: an origin's false alarms, derived before schema 23 as disagreed −
+// missed, are carried into their own column.
+func TestHintFalseAlarmsMigration(t *testing.T) {
+	ctx := t.Context()
+	path := filepath.Join(t.TempDir(), "s.db")
+	mustOpen(t, path, store.Options{MaxVersion: 22}).Close()
+	raw := rawDB(t, path)
+	if _, err := raw.Exec(`INSERT INTO hosts (origin, domain, hints_agreed, hints_disagreed, hints_announced, hints_missed)
+		VALUES ('https://a.example', 'a.example', 9, 5, 4, 2)`); err != nil {
+		t.Fatal(err)
+	}
+	raw.Close()
+	db := mustOpen(t, path, store.Options{})
+	h, err := db.HostHints(ctx, "https://a.example")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.Agreed != 9 || h.Disagreed != 5 || h.Announced != 4 || h.Missed != 2 || h.FalseAlarms != 3 {
+		t.Errorf("after the migration: %+v, want 9 agreed, 5 disagreed, 4 announced, 2 missed, 3 false alarms", h)
+	}
+}
