@@ -29,3 +29,31 @@ func TestHintQueueHeeded(t *testing.T) {
 		}
 	}
 }
+
+func TestAuditRun(t *testing.T) {
+	tests := []struct {
+		name string
+		q    hintQueue
+		want int // audit runs among 16 in a row
+	}{
+		{"new origin", hintQueue{}, 16},
+		{"short record", hintQueue{announced: 3}, 16},
+		{"4 announced", hintQueue{announced: 4}, 8},
+		{"8 announced", hintQueue{announced: 8}, 4},
+		{"long clean record", hintQueue{announced: 15}, 4},
+		{"a miss: every run again", hintQueue{announced: 15, missed: 1}, 16},
+	}
+	for _, tt := range tests {
+		for _, origin := range []string{"https://a.example", "https://b.example:8443"} {
+			got := 0
+			for run := int64(101); run <= 116; run++ {
+				if tt.q.auditRun(run, origin) {
+					got++
+				}
+			}
+			if got != tt.want {
+				t.Errorf("%s, %s: audited in %d of 16 runs, want %d", tt.name, origin, got, tt.want)
+			}
+		}
+	}
+}
