@@ -72,7 +72,8 @@ type Frontier interface {
 	DueSplit(ctx context.Context) (newDue, known int, err error)
 	// DueAmong gives the hosts of the due URLs among ids, for an immediate fetch.
 	DueAmong(ctx context.Context, ids []int64) (map[string]int, error)
-	// SetDue makes the pages due due now and those of notDue wait for a later run.
+	// SetDue makes the pages in due due now and those in notDue wait one more run, whatever their
+	// countdown says.
 	SetDue(ctx context.Context, due, notDue []int64) error
 	// Discover inserts the URLs found on a page that are new, due now, and returns those.
 	Discover(ctx context.Context, found []store.NewURL) ([]store.NewURL, error)
