@@ -236,24 +236,10 @@ func Open(ctx context.Context, db CycleStore, arch *archive.Dir, s Setup) (*Cycl
 		Wrap:         wrap,
 	})
 	httpClient := client.HTTPClient()
-	cfg := s.Crawl
-	cfg.UserAgent, cfg.PageTimeout = n.UserAgent, n.PageTimeout
-	if arch != nil {
-		cfg.Archive = arch
-		if s.WARC {
-			cfg.WARC = &WARCOptions{Dir: arch.WARCPath, MaxSize: s.WARCMax, Software: s.Software}
-		}
-	}
-	if cfg.Text == nil {
-		cfg.Text = textExtractor(s.Text, cfg.Log)
-	}
+	cfg := s.crawlConfig(arch)
 	if n.Hints {
 		cfg.Docs = docFetcher(httpClient, n.UserAgent)
 	}
-	cfg.Hybrid = s.Policy.hybrid()
-	cfg.Uniform = s.Policy.Name == "uniform"
-	cfg.Weighted = s.Policy.Weighted
-	cfg.SelectiveOff = !s.Policy.Selective || (s.Policy.Name != "" && s.Policy.Name != "bouras")
 	c := New(db, client, func(ctx context.Context, origin *url.URL) robots.Result {
 		return robots.Fetch(ctx, httpClient, origin, n.UserAgent)
 	}, gate, cfg)
@@ -265,7 +251,12 @@ func Open(ctx context.Context, db CycleStore, arch *archive.Dir, s Setup) (*Cycl
 func (c *Cycle) Close() { c.close() }
 
 // Crawl runs the crawl stage of run.
-func (c *Cycle) Crawl(ctx context.Context, run Run) (*Stats, error) { return c.crawler.Crawl(ctx, run) }
+func (c *Cycle) Crawl(ctx context.Context, run Run) (*Stats, error) {
+	if c.docs == nil {
+		return nil, ErrNoNetwork
+	}
+	return c.crawler.Crawl(ctx, run)
+}
 
 // After runs the stages that follow a crawl, recalc and links, side by side on separate connections
 // and transactions: neither holds a write transaction while waiting for the other, so they cannot
