@@ -354,16 +354,3 @@ func VersionPath(runStart time.Time, pageURL string) (string, error) {
 	}
 	return path.Join(RunDir(runStart), PagePath(u)), nil
 }
-
-// ParseRunDir is the inverse of RunDir. It accepts exactly the names RunDir produces, so other
-// entries of the archive root (a stray file, a half-typed copy) are not taken for runs.
-func ParseRunDir(name string) (time.Time, error) {
-	t, err := time.ParseInLocation(runDirLayout, name, time.UTC)
-	if err != nil {
-		return time.Time{}, fmt.Errorf("archive: parse run dir %q: %w", name, err)
-	}
-	if RunDir(t) != name {
-		return time.Time{}, fmt.Errorf("archive: parse run dir %q: not in the form %s", name, runDirLayout)
-	}
-	return t, nil
-}

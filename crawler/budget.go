@@ -6,10 +6,25 @@ import (
 	"math/rand/v2"
 	"sort"
 	"sync"
+	"time"
 
 	"github.com/strata-crawler/strata/frequency"
 	"github.com/strata-crawler/strata/internal/store"
 )
+
+// BudgetStore orders the due URLs for a run that cannot reach them all, and keeps what each domain
+// used of the budget.
+type BudgetStore interface {
+	// Prioritize orders the due URLs by the cost of leaving them stale (Xu et al.'s c), updated
+	// saying which pages a provider hint vouched for; it returns how many it ordered.
+	Prioritize(ctx context.Context, now time.Time, c float64, updated store.Updated) (int, error)
+	// UpdateWeights brings the pages' weights (seed priority, in-links) up to date for Prioritize.
+	UpdateWeights(ctx context.Context) (int, error)
+	// SaveRunDomains records the budget each domain used in run.
+	SaveRunDomains(ctx context.Context, run int64, ds []store.RunDomain) error
+}
+
+var _ BudgetStore = (*store.DB)(nil)
 
 // budget counts a run's page fetches against its cap, new and known: newCap is how many never-fetched
 // URLs may take before known ones are served (frequency.Pick shares them out). A share above zero is

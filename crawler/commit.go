@@ -11,6 +11,26 @@ import (
 	"github.com/strata-crawler/strata/internal/warc"
 )
 
+// FetchRecorder stores fetch outcomes; it is all the committer needs.
+type FetchRecorder interface {
+	// RecordFetches stores many fetches in one transaction (none if one fails), RecordFetch one.
+	RecordFetches(ctx context.Context, recs []store.FetchRecord) error
+	RecordFetch(ctx context.Context, r store.FetchRecord) error
+}
+
+// Recorder is what the crawl stage records its outcomes with: the fetches, through the committer,
+// and the states of URLs never fetched (filtered, blocked, active again).
+type Recorder interface {
+	FetchRecorder
+	// RecentStatuses returns the HTTP statuses of a URL's last n fetches, the newest first.
+	RecentStatuses(ctx context.Context, urlID int64, n int) ([]int, error)
+	// SetState sets a URL's state ("active", "blocked", "filtered", …), which takes it out of the
+	// due set unless it is "active".
+	SetState(ctx context.Context, urlID int64, state string) error
+}
+
+var _ Recorder = (*store.DB)(nil)
+
 // maxCommitBatch bounds how many pages one commit takes: small enough that one transaction stays
 // short.
 const maxCommitBatch = 256
@@ -26,7 +46,7 @@ type committer struct {
 	arch     Archive      // nil: nothing is archived
 	warc     *warc.Writer // nil: no WARC is written
 	runStart time.Time    // names the run's archive directory
-	store    Store
+	store    FetchRecorder
 	log      *slog.Logger
 	jobs     chan *commitJob
 	done     chan struct{}
@@ -45,7 +65,7 @@ type commitJob struct {
 // its worker. Each page waiting holds its body and text, so the queue is what bounds the memory of
 // pages between fetch and record: about one page per worker in the queue, one per worker in the
 // batch being committed, and one in each worker.
-func newCommitter(ctx context.Context, arch Archive, runStart time.Time, st Store, log *slog.Logger, queue int) *committer {
+func newCommitter(ctx context.Context, arch Archive, runStart time.Time, st FetchRecorder, log *slog.Logger, queue int) *committer {
 	c := &committer{arch: arch, runStart: runStart, store: st, log: log, jobs: make(chan *commitJob, queue), done: make(chan struct{})}
 	go c.run(context.WithoutCancel(ctx)) // a page handed over is recorded, even when the stage stops
 	return c

@@ -15,12 +15,13 @@ import (
 
 // recordingStore records fetches, and refuses those of one URL, as a store does a row it lost.
 type recordingStore struct {
-	Store // the rest is not used by the committer
-	bad   int64
+	bad int64
 
 	mu       sync.Mutex
 	recorded []int64
 }
+
+var _ FetchRecorder = (*recordingStore)(nil)
 
 func (s *recordingStore) RecordFetches(_ context.Context, recs []store.FetchRecord) error {
 	s.mu.Lock()

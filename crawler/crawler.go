@@ -37,8 +37,25 @@ import (
 	"github.com/strata-crawler/strata/linkextract"
 )
 
-// Store is what the crawl stage needs from the database. All methods are safe for concurrent use.
+// Store is what the crawl stage needs from the database: the roles its parts play, each defined
+// beside the part that uses it. All methods are safe for concurrent use.
 type Store interface {
+	Frontier
+	BudgetStore     // budget.go: ordering the due URLs when the run cannot reach them all
+	ReleaseDayStore // release.go: pages that change on release days
+	Recorder        // commit.go: every outcome
+	RobotsStore     // step.go: robots.txt, cached between runs
+	SelectiveStore  // step.go: the selective rule at the hubs
+	TrapStore       // trapguard.go: what the trap defences learn
+	HintStore       // hints.go: sitemaps, feeds and the origins' trust
+	PoliteStore     // polite.go: the gaps, between processes
+}
+
+// Frontier is the crawl's queue: which URLs are due, which comes next, and the URLs that join a
+// run. All methods are safe for concurrent use.
+type Frontier interface {
+	// Countdown counts every fr > 0 down by one and returns how many URLs are due now and how many
+	// wait; DueHosts counts the due URLs per host.
 	Countdown(ctx context.Context) (due, waiting int, err error)
 	DueHosts(ctx context.Context) (map[string]int, error)
 	// NextDue returns the next due URL among hosts, the highest level first, or an error wrapping
@@ -51,49 +68,22 @@ type Store interface {
 	DueByID(ctx context.Context, id, run int64) (*store.DueURL, error)
 	// NextCandidates lists known pages not due yet, the soonest first, for a run with budget to spare.
 	NextCandidates(ctx context.Context, runStart time.Time, n int, fn func(store.Candidate) error) error
-	// DueSplit counts the due URLs never fetched and those fetched before; Prioritize orders the due
-	// URLs by the cost of leaving them stale, for a run that cannot crawl them all.
+	// DueSplit counts the due URLs never fetched and those fetched before.
 	DueSplit(ctx context.Context) (newDue, known int, err error)
-	Prioritize(ctx context.Context, now time.Time, c float64, updated store.Updated) (int, error)
-	// UpdateWeights brings the pages' weights (seed priority, in-links) up to date for Prioritize.
-	UpdateWeights(ctx context.Context) (int, error)
-	// ReleasePages and SetDue put quasi-deterministic pages on their release days.
-	ReleasePages(ctx context.Context) ([]store.ReleasePage, error)
-	SetDue(ctx context.Context, due, notDue []int64) error
-	// HintStore serves provider hints (sitemaps, feeds, the origins' trust).
-	HintStore
-	// SaveRunDomains records the budget each domain used.
-	SaveRunDomains(ctx context.Context, run int64, ds []store.RunDomain) error
 	// DueAmong gives the hosts of the due URLs among ids, for an immediate fetch.
 	DueAmong(ctx context.Context, ids []int64) (map[string]int, error)
-	// RecordFetches stores many fetches in one transaction (none if one fails), RecordFetch one.
-	RecordFetches(ctx context.Context, recs []store.FetchRecord) error
-	RecordFetch(ctx context.Context, r store.FetchRecord) error
-	RecentStatuses(ctx context.Context, urlID int64, n int) ([]int, error)
-	SetState(ctx context.Context, urlID int64, state string) error
+	// SetDue makes the pages in due due now and those in notDue wait one more run, whatever their
+	// countdown says.
+	SetDue(ctx context.Context, due, notDue []int64) error
 	// Discover inserts the URLs found on a page that are new, due now, and returns those.
 	Discover(ctx context.Context, found []store.NewURL) ([]store.NewURL, error)
 	// Enqueue makes a URL due in this run (inserting it if new) unless it was crawled since runStart.
 	Enqueue(ctx context.Context, u store.NewURL, runStart time.Time) (int64, store.Enqueued, error)
-	RobotsCache(ctx context.Context, origin string) (*store.Robots, error)
-	SaveRobots(ctx context.Context, r store.Robots) error
-	BlockedURLs(ctx context.Context, host string) ([]store.BlockedURL, error)
 	// SeedHosts lists the seeds' host[:port]s, whose registrable domains the default filter keeps to.
 	SeedHosts(ctx context.Context) ([]string, error)
-	// HasChildren, ChildRecords, SetHub, ForceChildren and SkipSubtree serve the selective rule.
-	HasChildren(ctx context.Context, hub int64) (bool, error)
-	ChildRecords(ctx context.Context, hub int64, limit int) ([][]store.Record, error)
-	SetHub(ctx context.Context, hub int64, threshold, childRatio float64) error
-	ForceChildren(ctx context.Context, hub int64, runStart time.Time) ([]string, error)
-	SkipSubtree(ctx context.Context, hub, run int64, maxSkips int, quiet func([]store.Record) bool) (int, error)
-	// URLsPerHost and RecordTrap serve the trap defences; TrapRules, SaveTrapRule(s), HoldURLs and
-	// ReleaseTrapRule keep what they learn from run to run and hold the URLs of throttled units.
-	URLsPerHost(ctx context.Context) (map[string]int, error)
-	RecordTrap(ctx context.Context, e store.TrapEvent) error
-	TrapStore
-	// PoliteStore keeps the gaps, and the hosts that could not be reached, between processes.
-	PoliteStore
 }
+
+var _ Frontier = (*store.DB)(nil)
 
 var _ Store = (*store.DB)(nil)
 

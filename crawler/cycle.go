@@ -151,11 +151,41 @@ func SetupOf(cfg *config.Config) Setup {
 	}
 }
 
+// CycleStore is what a run cycle needs from the database: the roles of its stages, and what the
+// Frequency Manager reads besides the pages (the runs before, the origins' dates, its models).
+type CycleStore interface {
+	Store         // the crawl stage
+	LinkStore     // links
+	RecalcStore   // recalc
+	ReleaseStore  // recalc: release days
+	OptimizeStore // recalc: the optimal policy's plan
+	RunStore
+	ModelStore
+	// OriginDates returns, per origin that dated anything, how often its Last-Modified dates
+	// agreed with what strata saw and how often they did not.
+	OriginDates(ctx context.Context) (map[string]store.Dates, error)
+}
+
+var _ CycleStore = (*store.DB)(nil)
+
+// RunStore is what the cycle reads of the runs before this one.
+type RunStore interface {
+	// RecentRuns returns the last n runs, the newest first.
+	RecentRuns(ctx context.Context, n int) ([]store.Run, error)
+}
+
+// ModelStore keeps named models between runs, such as the optimal policy's change-rate prior. Model
+// returns an error wrapping store.ErrNotFound for a name never saved; SaveModel replaces one.
+type ModelStore interface {
+	Model(ctx context.Context, name string) ([]byte, error)
+	SaveModel(ctx context.Context, name string, body []byte) error
+}
+
 // Cycle is the run cycle of one database, Bouras et al.'s figure 2: the crawl stage, then the
 // Frequency Manager (recalc) and the Link Extractor Manager (links) side by side. strata run and
 // strata simulate both run it, so a simulated policy is the one that crawls.
 type Cycle struct {
-	db      *store.DB
+	db      CycleStore
 	arch    *archive.Dir
 	crawler *Crawler
 	policy  Policy
@@ -169,7 +199,7 @@ type Cycle struct {
 // Open wires a cycle: a politeness gate inside a guarded fetch client, robots.txt and provider hints
 // through the same gate, the crawl stage, and the policy. arch may be nil: nothing is archived and
 // the links stage reads no versions. Close releases the client's connections.
-func Open(ctx context.Context, db *store.DB, arch *archive.Dir, s Setup) (*Cycle, error) {
+func Open(ctx context.Context, db CycleStore, arch *archive.Dir, s Setup) (*Cycle, error) {
 	if _, err := s.Policy.PerPage(); err != nil {
 		return nil, err
 	}
@@ -206,24 +236,10 @@ func Open(ctx context.Context, db *store.DB, arch *archive.Dir, s Setup) (*Cycle
 		Wrap:         wrap,
 	})
 	httpClient := client.HTTPClient()
-	cfg := s.Crawl
-	cfg.UserAgent, cfg.PageTimeout = n.UserAgent, n.PageTimeout
-	if arch != nil {
-		cfg.Archive = arch
-		if s.WARC {
-			cfg.WARC = &WARCOptions{Dir: arch.WARCPath, MaxSize: s.WARCMax, Software: s.Software}
-		}
-	}
-	if cfg.Text == nil {
-		cfg.Text = textExtractor(s.Text, cfg.Log)
-	}
+	cfg := s.crawlConfig(arch)
 	if n.Hints {
 		cfg.Docs = docFetcher(httpClient, n.UserAgent)
 	}
-	cfg.Hybrid = s.Policy.hybrid()
-	cfg.Uniform = s.Policy.Name == "uniform"
-	cfg.Weighted = s.Policy.Weighted
-	cfg.SelectiveOff = !s.Policy.Selective || (s.Policy.Name != "" && s.Policy.Name != "bouras")
 	c := New(db, client, func(ctx context.Context, origin *url.URL) robots.Result {
 		return robots.Fetch(ctx, httpClient, origin, n.UserAgent)
 	}, gate, cfg)
@@ -235,7 +251,12 @@ func Open(ctx context.Context, db *store.DB, arch *archive.Dir, s Setup) (*Cycle
 func (c *Cycle) Close() { c.close() }
 
 // Crawl runs the crawl stage of run.
-func (c *Cycle) Crawl(ctx context.Context, run Run) (*Stats, error) { return c.crawler.Crawl(ctx, run) }
+func (c *Cycle) Crawl(ctx context.Context, run Run) (*Stats, error) {
+	if c.docs == nil {
+		return nil, ErrNoNetwork
+	}
+	return c.crawler.Crawl(ctx, run)
+}
 
 // After runs the stages that follow a crawl, recalc and links, side by side on separate connections
 // and transactions: neither holds a write transaction while waiting for the other, so they cannot

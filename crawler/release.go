@@ -19,6 +19,15 @@ type ReleaseStore interface {
 
 var _ ReleaseStore = (*store.DB)(nil)
 
+// ReleaseDayStore is what the crawl stage needs to put the pages with release days on them; it
+// makes them due or not through the Frontier's SetDue.
+type ReleaseDayStore interface {
+	// ReleasePages lists the active pages with release days, with their last fetch.
+	ReleasePages(ctx context.Context) ([]store.ReleasePage, error)
+}
+
+var _ ReleaseDayStore = (*store.DB)(nil)
+
 // Releases looks for the weekdays on which the changes of the pages fetched in run come
 // (frequency.ReleaseDays) and stores them; a page with release days is then crawled on them rather
 // than by its fr countdown. It returns how many of the pages looked at have release days.

@@ -44,6 +44,9 @@ const sitemapWait = 2 * time.Minute
 // refused for an index's children on other hosts unless crawl.allow_private. The pages a document
 // lists are those on its own host (hints.ParseSitemap's cross-host rule).
 func (c *Cycle) Sitemap(ctx context.Context, rawURL string) (pages *SitemapPages, err error) {
+	if c.docs == nil {
+		return nil, ErrNoNetwork
+	}
 	u, err := urlnorm.Parse(rawURL)
 	if err != nil {
 		return nil, err

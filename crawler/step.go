@@ -40,6 +40,35 @@ var errNoMore = errors.New("no due URL left")
 // step does one unit of work for domain d — fetch a robots.txt, or take one URL through the
 // pipeline — and reports whether d has more. When a page went to the committer, finish is the rest
 // of the step, to run once it is recorded; the domain stays busy until then.
+// RobotsStore caches robots.txt between runs, and finds the URLs a robots.txt blocked.
+type RobotsStore interface {
+	// RobotsCache returns origin's cached robots.txt, or an error wrapping store.ErrNotFound;
+	// SaveRobots replaces it.
+	RobotsCache(ctx context.Context, origin string) (*store.Robots, error)
+	SaveRobots(ctx context.Context, r store.Robots) error
+	// BlockedURLs lists host's URLs held as blocked, for a robots.txt that may allow them now.
+	BlockedURLs(ctx context.Context, host string) ([]store.BlockedURL, error)
+}
+
+var _ RobotsStore = (*store.DB)(nil)
+
+// SelectiveStore serves the selective incremental rule (Bouras et al. 3.3) at the hubs.
+type SelectiveStore interface {
+	// HasChildren reports whether hub has children; ChildRecords returns each child's last limit
+	// records, the newest first.
+	HasChildren(ctx context.Context, hub int64) (bool, error)
+	ChildRecords(ctx context.Context, hub int64, limit int) ([][]store.Record, error)
+	// SetHub stores the hub's threshold and its children's change ratio.
+	SetHub(ctx context.Context, hub int64, threshold, childRatio float64) error
+	// ForceChildren makes the hub's children due in the run that started at runStart and returns
+	// their hosts; SkipSubtree takes the subtree's due pages out of run, unless quiet says a page's
+	// records are not evidence enough or it was skipped maxSkips runs in a row, and counts them.
+	ForceChildren(ctx context.Context, hub int64, runStart time.Time) ([]string, error)
+	SkipSubtree(ctx context.Context, hub, run int64, maxSkips int, quiet func([]store.Record) bool) (int, error)
+}
+
+var _ SelectiveStore = (*store.DB)(nil)
+
 func (s *stage) step(ctx context.Context, d *domain) (more bool, finish func() error, err error) {
 	u, err := s.nextURL(ctx, d)
 	if errors.Is(err, errNoMore) {

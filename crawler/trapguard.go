@@ -29,7 +29,13 @@ type TrapStore interface {
 	// URLs go and returns their hosts and how many of them are due.
 	HoldURLs(ctx context.Context, rule int64, prefixes []string, match func(string) bool) (held, wasDue int, err error)
 	ReleaseTrapRule(ctx context.Context, rule int64) (hosts []string, due int, err error)
+	// URLsPerHost counts the URLs known per host, for the per-domain caps; RecordTrap stores one
+	// event of a defence that fired, for strata traps.
+	URLsPerHost(ctx context.Context) (map[string]int, error)
+	RecordTrap(ctx context.Context, e store.TrapEvent) error
 }
+
+var _ TrapStore = (*store.DB)(nil)
 
 // trapGuard returns run's trap guard, loaded with what earlier runs learnt. Before a scheduled run,
 // the URLs of throttled units that joined since through a way the guard does not watch (the links

@@ -72,7 +72,6 @@
 // below the share by which the text grew or shrank, and noisy in between: on 1,500-word articles its mean
 // absolute error was 0.005 at 0.013 (one sentence in 100 replaced), 0.012
 // at 0.06, 0.024 at 0.22 and 0.036 at 0.53 (see TestCalibration).
-// [LineMagnitude] is an exact measure for when both texts are at hand.
 //
 // Summarize is deterministic across processes and platforms (FNV-1a and
 // fixed mixing functions, no random seeds): digests are stored in the

@@ -266,10 +266,15 @@ func (s *session) finish(ctx context.Context, res *crawlResult, cerr error) erro
 
 // openCycle wires the run cycle the configuration describes.
 func (a *app) openCycle(ctx context.Context, db *store.DB, arch *archive.Dir, progress func(crawler.Stats), afterCrash bool) (*crawler.Cycle, error) {
+	return crawler.Open(ctx, db, arch, a.cycleSetup(progress, afterCrash))
+}
+
+// cycleSetup is the setup of the run cycle the configuration describes.
+func (a *app) cycleSetup(progress func(crawler.Stats), afterCrash bool) crawler.Setup {
 	s := crawler.SetupOf(a.cfg)
 	s.Software = "strata/" + Version
 	s.Crawl.Log, s.Crawl.Progress, s.Crawl.AfterCrash = a.log, progress, afterCrash
-	return crawler.Open(ctx, db, arch, s)
+	return s
 }
 
 // writeManifest writes the run directory's manifest.jsonl from the run's fetches.

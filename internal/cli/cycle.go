@@ -144,7 +144,8 @@ func (a *app) laterStage(ctx context.Context, stage func(context.Context, *sessi
 	if err != nil {
 		return err
 	}
-	c, err := a.openCycle(ctx, s.db, s.arch, nil, false)
+	// Recalc and links send no request: their cycle has no client.
+	c, err := crawler.OpenAfter(s.db, s.arch, a.cycleSetup(nil, false))
 	if err != nil {
 		return err
 	}

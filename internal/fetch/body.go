@@ -25,8 +25,6 @@ import (
 const (
 	// sniffLen is how much http.DetectContentType looks at.
 	sniffLen = 512
-	// prescanLen is how far the HTML spec looks for <meta charset>.
-	prescanLen = 1024
 	// maxEncodings bounds stacked Content-Encodings; real servers use one.
 	maxEncodings = 3
 	// maxRetryAfter clamps absurd Retry-After values so they cannot

@@ -32,32 +32,3 @@ func NewerThanFetch(lastmod Stamp, siteDate time.Time) (newer, known bool) {
 	}
 	return false, false
 }
-
-// Clock pairs a site's Date header with our clock when the response arrived. Their difference is the
-// site's clock offset, which turns the site's dates into ours for arithmetic against our own times
-// (such as Known's last-crawl time). Measure it at the most recent response from the host: offsets
-// drift.
-type Clock struct {
-	Site time.Time // the Date header
-	Ours time.Time // our clock when the response arrived
-}
-
-// Known reports whether both readings are present.
-func (c Clock) Known() bool { return !c.Site.IsZero() && !c.Ours.IsZero() }
-
-// Offset is how far the site's clock is ahead of ours (negative when behind); 0 when not Known.
-func (c Clock) Offset() time.Duration {
-	if !c.Known() {
-		return 0
-	}
-	return c.Site.Sub(c.Ours)
-}
-
-// ToOurs converts a time on the site's clock to ours. When the offset is not Known it returns
-// siteTime unchanged: the best guess, and the one every crawler that ignores clocks makes.
-func (c Clock) ToOurs(siteTime time.Time) time.Time {
-	if siteTime.IsZero() {
-		return siteTime
-	}
-	return siteTime.Add(-c.Offset())
-}

@@ -186,33 +186,3 @@ func TestSkewedSiteClock(t *testing.T) {
 		})
 	}
 }
-
-func TestClock(t *testing.T) {
-	ours := time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC)
-	tests := []struct {
-		name   string
-		clock  hints.Clock
-		offset time.Duration
-		in     time.Time
-		want   time.Time
-	}{
-		{"site 3 months slow", hints.Clock{Site: ours.AddDate(0, -3, 0), Ours: ours}, ours.AddDate(0, -3, 0).Sub(ours),
-			ours.AddDate(0, -3, 1), ours.AddDate(0, 0, 1)},
-		{"site 5 minutes fast", hints.Clock{Site: ours.Add(5 * time.Minute), Ours: ours}, 5 * time.Minute,
-			ours.Add(time.Hour), ours.Add(55 * time.Minute)},
-		{"no Date", hints.Clock{Ours: ours}, 0, ours.Add(time.Hour), ours.Add(time.Hour)},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := tt.clock.Offset(); got != tt.offset {
-				t.Errorf("Offset = %v, want %v", got, tt.offset)
-			}
-			if got := tt.clock.ToOurs(tt.in); !got.Equal(tt.want) {
-				t.Errorf("ToOurs(%v) = %v, want %v", tt.in, got, tt.want)
-			}
-		})
-	}
-	if got := (hints.Clock{Site: ours, Ours: ours}).ToOurs(time.Time{}); !got.IsZero() {
-		t.Errorf("ToOurs(zero) = %v, want zero", got)
-	}
-}

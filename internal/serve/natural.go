@@ -1,10 +1,8 @@
 package serve
 
-// natLess orders path names as people number them: runs of digits compare as numbers, so
+// natCompare orders path names as people number them: runs of digits compare as numbers, so
 // release.0.7 comes before release.0.10 and p9 before p10. Other bytes compare as bytes; of two
 // names equal but for leading zeros, the one with fewer comes first, so the order is total.
-func natLess(a, b string) bool { return natCompare(a, b) < 0 }
-
 func natCompare(a, b string) int {
 	zeros := 0 // the first difference in leading zeros, to break a tie
 	i, j := 0, 0

@@ -7,16 +7,6 @@ import (
 	"time"
 )
 
-// DueSplit counts the due URLs that were never fetched and those fetched before.
-func (db *DB) DueSplit(ctx context.Context) (newDue, known int, err error) {
-	err = db.sql.QueryRowContext(ctx, `SELECT count(*) FILTER (WHERE date IS NULL), count(*) FILTER (WHERE date IS NOT NULL)
-		FROM due d CROSS JOIN urls ON urls.id = d.id`).Scan(&newDue, &known)
-	if err != nil {
-		return 0, 0, fmt.Errorf("count due new and known URLs: %w", err)
-	}
-	return newDue, known, nil
-}
-
 // Prioritize gives every due URL the cost of leaving it stale, after Xu et al. (paper 002), so that
 // NextDue hands out the most costly first when a run cannot crawl everything due. With the page's
 // weight w (urls.weight, 1 = ordinary) and c > 0, in days:

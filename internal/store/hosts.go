@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -68,4 +69,51 @@ func (db *DB) TouchHost(ctx context.Context, origin, domain string, at time.Time
 		return fmt.Errorf("touch host %s: %w", origin, err)
 	}
 	return nil
+}
+
+// LastAccess returns, per host[:port], the end of the last request strata sent to it after since.
+func (db *DB) LastAccess(ctx context.Context, since time.Time) (map[string]time.Time, error) {
+	rows, err := db.sql.QueryContext(ctx, `SELECT origin, max(coalesce(last_access_at, ''), coalesce(robots_fetched_at, ''))
+		FROM hosts WHERE last_access_at > ?1 OR robots_fetched_at > ?1`, formatTime(since))
+	if err != nil {
+		return nil, fmt.Errorf("last access: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]time.Time{}
+	for rows.Next() {
+		var origin string
+		var at sql.NullString
+		if err := rows.Scan(&origin, &at); err != nil {
+			return nil, fmt.Errorf("last access: %w", err)
+		}
+		_, host, _ := strings.Cut(origin, "://")
+		if t := parseTime(at); t.After(out[host]) {
+			out[host] = t
+		}
+	}
+	return out, rows.Err()
+}
+
+// BlockedURL is a URL robots.txt has blocked.
+type BlockedURL struct {
+	ID  int64
+	URL string
+}
+
+// BlockedURLs lists host's URLs in state 'blocked'.
+func (db *DB) BlockedURLs(ctx context.Context, host string) ([]BlockedURL, error) {
+	rows, err := db.sql.QueryContext(ctx, `SELECT id, url FROM urls WHERE host = ? AND state = 'blocked'`, host)
+	if err != nil {
+		return nil, fmt.Errorf("blocked URLs of %s: %w", host, err)
+	}
+	defer rows.Close()
+	var out []BlockedURL
+	for rows.Next() {
+		var b BlockedURL
+		if err := rows.Scan(&b.ID, &b.URL); err != nil {
+			return nil, err
+		}
+		out = append(out, b)
+	}
+	return out, rows.Err()
 }

@@ -109,31 +109,3 @@ func (db *DB) ReleasePages(ctx context.Context) ([]ReleasePage, error) {
 	}
 	return out, rows.Err()
 }
-
-// SetDue makes the pages in due due now (fr = 0) and those in notDue wait one more run (fr = 1),
-// overriding the countdown for pages scheduled by release days.
-func (db *DB) SetDue(ctx context.Context, due, notDue []int64) error {
-	err := db.inTx(ctx, func(tx *sql.Tx) error {
-		for _, set := range []struct {
-			ids []int64
-			fr  int
-		}{{due, 0}, {notDue, 1}} {
-			st, err := tx.PrepareContext(ctx, `UPDATE urls SET due_tick = `+dueIn("?1")+` WHERE id = ?2 AND `+frOf("due_tick")+` <> ?1`)
-			if err != nil {
-				return err
-			}
-			for _, id := range set.ids {
-				if _, err := st.ExecContext(ctx, set.fr, id); err != nil {
-					st.Close()
-					return err
-				}
-			}
-			st.Close()
-		}
-		return nil
-	})
-	if err != nil {
-		return fmt.Errorf("set pages due by release day: %w", err)
-	}
-	return nil
-}

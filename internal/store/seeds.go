@@ -201,3 +201,21 @@ func (db *DB) Active(ctx context.Context) (seeds, urls int, err error) {
 	}
 	return seeds, urls, nil
 }
+
+// SeedHosts lists the hosts of the seeds: the hosts the user vouched for.
+func (db *DB) SeedHosts(ctx context.Context) ([]string, error) {
+	rows, err := db.sql.QueryContext(ctx, `SELECT DISTINCT host FROM urls WHERE is_seed = 1`)
+	if err != nil {
+		return nil, fmt.Errorf("seed hosts: %w", err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var h string
+		if err := rows.Scan(&h); err != nil {
+			return nil, fmt.Errorf("seed hosts: %w", err)
+		}
+		out = append(out, h)
+	}
+	return out, rows.Err()
+}

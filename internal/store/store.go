@@ -506,3 +506,11 @@ func runTx(ctx context.Context, b txBeginner, fn func(*sql.Tx) error) error {
 	}
 	return tx.Commit()
 }
+
+func placeholders(n int) string {
+	return strings.TrimSuffix(strings.Repeat("?, ", n), ", ")
+}
+
+func nullString(s string) sql.NullString { return sql.NullString{String: s, Valid: s != ""} }
+
+func nullInt(n int64) sql.NullInt64 { return sql.NullInt64{Int64: n, Valid: n != 0} }

@@ -6,10 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
-
-	"github.com/strata-crawler/strata/internal/outcome"
 )
 
 // Countdown starts a run the paper's way: every active URL with fr > 0 moves one run closer to being
@@ -213,24 +210,6 @@ func (db *DB) DueAmong(ctx context.Context, ids []int64) (map[string]int, error)
 	}
 	return db.hostCounts(ctx, "due hosts", `SELECT host, count(*) FROM urls WHERE id IN (`+placeholders(len(ids))+`)
 		AND `+isDue+` GROUP BY host`, args...)
-}
-
-// SeedHosts lists the hosts of the seeds: the hosts the user vouched for.
-func (db *DB) SeedHosts(ctx context.Context) ([]string, error) {
-	rows, err := db.sql.QueryContext(ctx, `SELECT DISTINCT host FROM urls WHERE is_seed = 1`)
-	if err != nil {
-		return nil, fmt.Errorf("seed hosts: %w", err)
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var h string
-		if err := rows.Scan(&h); err != nil {
-			return nil, fmt.Errorf("seed hosts: %w", err)
-		}
-		out = append(out, h)
-	}
-	return out, rows.Err()
 }
 
 // DueURL is a URL to crawl now, with what the crawl needs from its row.
@@ -459,292 +438,6 @@ func scanCandidates(rows *sql.Rows, fn func(Candidate) error) error {
 	return nil
 }
 
-// FetchRecord is the outcome of one crawl of a URL: a fetches row and the changes to the URL's row.
-type FetchRecord struct {
-	URLID       int64
-	RunID       int64
-	FetchedAt   time.Time
-	Status      int // HTTP status; 0 = no response
-	Size        int64
-	ContentType string
-	ContentHash string // "" when no content was read
-	Digest      []byte // summary of the text, for the next comparison; nil when no content was read
-	// TextMode is how the text was extracted from HTML: "main", "full" (archive.text = "full") or
-	// "fallback" (Main found no main content to trust: the whole text); "" when no text was
-	// extracted from HTML. It is the mode of Digest, which the next fetch compares with.
-	TextMode    string
-	Changed     bool
-	Magnitude   float64 // share of the text that changed, 0..1; -1 when unknown
-	Distance    int     // simhash distance from the previous version
-	NotModified bool
-	ArchivePath string
-	Error       string
-	Duration    time.Duration
-	SiteDate    time.Time // the response's Date header, on the site's clock; zero keeps the last one
-	// Dated: the response's Last-Modified dated the page's last change, DatedAge before its Date.
-	// DateCheck is what that date said against what strata saw of the page since its last fetch:
-	// +1 agreed, -1 contradicted (the page's dates are not used again), 0 nothing to check.
-	Dated     bool
-	DatedAge  time.Duration
-	DateCheck int
-
-	// For the hosts table: the origin (scheme://host[:port]) and politeness domain contacted, whose
-	// last access becomes FetchedAt+Duration, so a later process keeps the gap. "" when no request
-	// was sent.
-	Origin, Domain string
-
-	// Capture is the exchange's head and WARC facts, kept in table captures; nil when no response
-	// was received.
-	Capture *Capture
-
-	// For the URL row:
-	NextFr       int    // fr after this crawl: fr_max for a crawled page
-	ETag         string // validators to send next time ("" keeps none)
-	LastModified string
-	State        string // new state, "" to keep the current one
-}
-
-// RecordFetch stores one fetch and updates its URL in one transaction. The URL's row keeps its last
-// records (urls.recent) as well, so that recalc needs no fetch history.
-func (db *DB) RecordFetch(ctx context.Context, r FetchRecord) error {
-	err := db.inTx(ctx, func(tx *sql.Tx) error {
-		st, err := db.fetchStmts(ctx, tx)
-		if err != nil {
-			return err
-		}
-		return st.record(ctx, r)
-	})
-	if err != nil {
-		return fmt.Errorf("record fetch of URL %d: %w", r.URLID, err)
-	}
-	return nil
-}
-
-// RecordFetches stores many fetches in one transaction, as RecordFetch stores one: a crawler that
-// records its workers' pages together (group commit) pays for one commit instead of one per page,
-// and its workers do not queue for SQLite's write lock. If one record fails, none is stored.
-func (db *DB) RecordFetches(ctx context.Context, recs []FetchRecord) error {
-	err := db.inTx(ctx, func(tx *sql.Tx) error {
-		st, err := db.fetchStmts(ctx, tx)
-		if err != nil {
-			return err
-		}
-		for _, r := range recs {
-			if err := st.record(ctx, r); err != nil {
-				return fmt.Errorf("URL %d: %w", r.URLID, err)
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return fmt.Errorf("record %d fetches: %w", len(recs), err)
-	}
-	return nil
-}
-
-// The statements of recordFetch, prepared once and bound to each transaction.
-const (
-	recentQuery = `SELECT recent FROM urls WHERE id = ?`
-	fetchInsert = `INSERT INTO fetches (url_id, run_id, fetched_at, status, size, content_hash,
-			changed, not_modified, archive_path, error, duration_ms, magnitude, distance, text_mode, lm_age)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
-	urlUpdate = `UPDATE urls SET due_tick = ?, date = ?, last_status = ?, skips = 0, prio = 0,
-			site_date = coalesce(?, site_date),
-			size = CASE WHEN ? THEN ? ELSE size END,
-			content_type = coalesce(?, content_type),
-			content_hash = coalesce(?, content_hash),
-			digest = coalesce(?, digest),
-			text_mode = CASE WHEN ? THEN ? ELSE text_mode END,
-			etag = ?, last_modified = ?,
-			state = coalesce(?, state),
-			recent = ?,
-			dates_wrong = max(dates_wrong, ?)
-			WHERE id = ?`
-	captureInsert = `INSERT INTO captures (fetch_id, request, response, ip, payload_digest, warc_id, warc_type)
-			VALUES (last_insert_rowid(), ?, ?, ?, ?, ?, ?)`
-)
-
-// hostAccess records a fetch of an origin: its last access, and whether its Last-Modified agreed
-// with what strata saw (Dates, counted in their window).
-var hostAccess = `INSERT INTO hosts (origin, domain, last_access_at, dates_agreed, dates_contradicted) VALUES (?, ?, ?, ?, ?)
-	ON CONFLICT (origin) DO UPDATE SET last_access_at = max(coalesce(last_access_at, ''), excluded.last_access_at),
-	dates_agreed = ` + decay("dates_agreed", datesTotal, DateObservations) + ` + excluded.dates_agreed,
-	dates_contradicted = ` + decay("dates_contradicted", datesTotal, DateObservations) + ` + excluded.dates_contradicted`
-
-// fetchStmts are recordFetch's statements bound to one transaction, with the countdown's tick.
-type fetchStmts struct {
-	stmt [5]*sql.Stmt
-	tick int64
-}
-
-// fetchStmts returns the statements, prepared on the database once, bound to tx.
-func (db *DB) fetchStmts(ctx context.Context, tx *sql.Tx) (*fetchStmts, error) {
-	var st fetchStmts
-	for i, q := range []string{recentQuery, fetchInsert, urlUpdate, hostAccess, captureInsert} {
-		p, err := db.prepared(ctx, q)
-		if err != nil {
-			return nil, err
-		}
-		st.stmt[i] = tx.StmtContext(ctx, p)
-	}
-	if err := tx.QueryRowContext(ctx, `SELECT tick FROM countdown`).Scan(&st.tick); err != nil {
-		return nil, err
-	}
-	return &st, nil
-}
-
-// record stores one fetch within the statements' transaction.
-func (st *fetchStmts) record(ctx context.Context, r FetchRecord) error {
-	ctx, err := rowCtx(ctx)
-	if err != nil {
-		return err
-	}
-	// The record as RunHistories reads it from fetches, appended in the same transaction, so
-	// the row's copy cannot drift from the table's.
-	var recent []byte
-	if err := st.stmt[0].QueryRowContext(ctx, r.URLID).Scan(&recent); err != nil && !errors.Is(err, sql.ErrNoRows) {
-		return err
-	}
-	usable := r.Status == 200 || r.NotModified
-	dated := r.Dated && usable
-	recent, err = appendRecent(recent, Record{Run: r.RunID, Changed: r.Changed, Failed: !usable, Dated: dated, Age: r.DatedAge})
-	if err != nil {
-		return fmt.Errorf("recent records: %w", err)
-	}
-	var magnitude, distance, age any
-	if r.ContentHash != "" && r.Magnitude >= 0 {
-		magnitude, distance = r.Magnitude, r.Distance
-	}
-	if dated {
-		age = int64(min(max(r.DatedAge, 0), maxRecentAge) / time.Second)
-	}
-	if _, err := st.stmt[1].ExecContext(ctx,
-		r.URLID, nullInt(r.RunID), formatTime(r.FetchedAt), r.Status, r.Size, nullString(r.ContentHash),
-		r.Changed, r.NotModified, nullString(r.ArchivePath), nullString(r.Error), r.Duration.Milliseconds(),
-		magnitude, distance, nullString(r.TextMode), age); err != nil {
-		return err
-	}
-	if err := st.capture(ctx, r.Capture); err != nil {
-		return err
-	}
-	var siteDate any
-	if !r.SiteDate.IsZero() {
-		siteDate = formatTime(r.SiteDate)
-	}
-	var due int64 // fr 0: due now
-	if r.NextFr > 0 {
-		due = st.tick + int64(r.NextFr)
-	}
-	res, err := st.stmt[2].ExecContext(ctx,
-		due, formatTime(r.FetchedAt), r.Status, siteDate,
-		r.ContentHash != "", r.Size,
-		nullString(r.ContentType), nullString(r.ContentHash), r.Digest,
-		r.ContentHash != "", nullString(r.TextMode),
-		nullString(r.ETag), nullString(r.LastModified),
-		nullString(r.State), recent, r.DateCheck < 0, r.URLID)
-	if err != nil {
-		return err
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return ErrNotFound
-	}
-	if r.Origin == "" {
-		return nil
-	}
-	_, err = st.stmt[3].ExecContext(ctx, r.Origin, r.Domain, formatTime(r.FetchedAt.Add(r.Duration)),
-		btoi(r.DateCheck > 0), btoi(r.DateCheck < 0))
-	return err
-}
-
-func btoi(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
-}
-
-// Dates are how often an origin's Last-Modified dates agreed with what strata saw of its pages,
-// and how often they contradicted it, over its recent fetches: when the two reach
-// DateObservations, the stored counts are halved before the new one is added, so a server that
-// starts stamping its pages with the wrong dates loses strata's belief within weeks.
-type Dates struct{ Agreed, Contradicted int }
-
-// DateObservations is the window of an origin's date counts.
-const DateObservations = 64
-
-// datesTotal is the SQL for an origin's date counts, the new fetch's included.
-const datesTotal = `dates_agreed + dates_contradicted + excluded.dates_agreed + excluded.dates_contradicted`
-
-// OriginDates returns the dates' record of every origin that dated anything, by
-// scheme://host[:port].
-func (db *DB) OriginDates(ctx context.Context) (map[string]Dates, error) {
-	rows, err := db.sql.QueryContext(ctx, `SELECT origin, dates_agreed, dates_contradicted FROM hosts
-		WHERE dates_agreed > 0 OR dates_contradicted > 0`)
-	if err != nil {
-		return nil, fmt.Errorf("origins' dates: %w", err)
-	}
-	defer rows.Close()
-	out := map[string]Dates{}
-	for rows.Next() {
-		var o string
-		var d Dates
-		if err := rows.Scan(&o, &d.Agreed, &d.Contradicted); err != nil {
-			return nil, fmt.Errorf("origins' dates: %w", err)
-		}
-		out[o] = d
-	}
-	return out, rows.Err()
-}
-
-// LastAccess returns, per host[:port], the end of the last request strata sent to it after since.
-func (db *DB) LastAccess(ctx context.Context, since time.Time) (map[string]time.Time, error) {
-	rows, err := db.sql.QueryContext(ctx, `SELECT origin, max(coalesce(last_access_at, ''), coalesce(robots_fetched_at, ''))
-		FROM hosts WHERE last_access_at > ?1 OR robots_fetched_at > ?1`, formatTime(since))
-	if err != nil {
-		return nil, fmt.Errorf("last access: %w", err)
-	}
-	defer rows.Close()
-	out := map[string]time.Time{}
-	for rows.Next() {
-		var origin string
-		var at sql.NullString
-		if err := rows.Scan(&origin, &at); err != nil {
-			return nil, fmt.Errorf("last access: %w", err)
-		}
-		_, host, _ := strings.Cut(origin, "://")
-		if t := parseTime(at); t.After(out[host]) {
-			out[host] = t
-		}
-	}
-	return out, rows.Err()
-}
-
-// RecentStatuses returns the HTTP statuses of a URL's last n fetches, newest first.
-func (db *DB) RecentStatuses(ctx context.Context, urlID int64, n int) ([]int, error) {
-	rows, err := db.sql.QueryContext(ctx, `SELECT status FROM fetches WHERE url_id = ? ORDER BY id DESC LIMIT ?`, urlID, n)
-	if err != nil {
-		return nil, fmt.Errorf("recent statuses of URL %d: %w", urlID, err)
-	}
-	defer rows.Close()
-	var out []int
-	for rows.Next() {
-		var s int
-		if err := rows.Scan(&s); err != nil {
-			return nil, err
-		}
-		out = append(out, s)
-	}
-	return out, rows.Err()
-}
-
-// SetState changes a URL's state without a fetch (robots.txt forbids it, a filter rejects it).
-func (db *DB) SetState(ctx context.Context, urlID int64, state string) error {
-	if _, err := db.sql.ExecContext(ctx, `UPDATE urls SET state = ? WHERE id = ?`, state, urlID); err != nil {
-		return fmt.Errorf("set state of URL %d to %s: %w", urlID, state, err)
-	}
-	return nil
-}
-
 // NewURL is a URL found while crawling: a redirect target or a link.
 type NewURL struct {
 	URL      string
@@ -798,215 +491,6 @@ func (db *DB) Enqueue(ctx context.Context, u NewURL, runStart time.Time) (id int
 		return 0, 0, fmt.Errorf("enqueue %s: %w", u.URL, err)
 	}
 	return id, what, nil
-}
-
-// CloseStaleRuns marks runs left 'running' by a process that died as 'interrupted', filling in the
-// counts that can be rebuilt from their fetches (the outcomes, as RunOutcomes counts them for a run
-// that ends), and returns them. The caller holds the run lock, so no run is live.
-func (db *DB) CloseStaleRuns(ctx context.Context) ([]Run, error) {
-	rows, err := db.sql.QueryContext(ctx, `UPDATE runs SET status = 'interrupted',
-		ended_at = coalesce((SELECT max(fetched_at) FROM fetches WHERE run_id = runs.id), started_at),
-		gone = (SELECT count(*) FROM fetches f JOIN urls u ON u.id = f.url_id WHERE f.run_id = runs.id
-			AND f.status IN (404, 410) AND u.state = 'gone' AND f.id = (SELECT max(g.id) FROM fetches g WHERE g.url_id = f.url_id))
-		WHERE status = 'running' RETURNING `+runColumns)
-	if err != nil {
-		return nil, fmt.Errorf("close stale runs: %w", err)
-	}
-	var out []Run
-	for rows.Next() {
-		r, err := scanRun(rows)
-		if err != nil {
-			rows.Close()
-			return nil, fmt.Errorf("close stale runs: %w", err)
-		}
-		out = append(out, r)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("close stale runs: %w", err)
-	}
-	for i := range out {
-		r := &out[i]
-		c, err := db.RunOutcomes(ctx, r.ID)
-		if err != nil {
-			return nil, err
-		}
-		r.SetOutcomes(c)
-		if _, err := db.sql.ExecContext(ctx, `UPDATE runs SET fetched = ?, new = ?, changed = ?, unchanged = ?,
-			not_modified = ?, errors = ?, not_found = ? WHERE id = ?`,
-			r.Fetched, r.New, r.Changed, r.Unchanged, r.NotModified, r.Errors, r.NotFound, r.ID); err != nil {
-			return nil, fmt.Errorf("close stale run %d: %w", r.ID, err)
-		}
-	}
-	return out, nil
-}
-
-// HasArchivePath reports whether a fetch records the version at rel.
-func (db *DB) HasArchivePath(ctx context.Context, rel string) (bool, error) {
-	var one int
-	err := db.sql.QueryRowContext(ctx, `SELECT 1 FROM fetches WHERE archive_path = ? LIMIT 1`, rel).Scan(&one)
-	if errors.Is(err, sql.ErrNoRows) {
-		return false, nil
-	}
-	if err != nil {
-		return false, fmt.Errorf("look up archive path %s: %w", rel, err)
-	}
-	return true, nil
-}
-
-// ManifestEntry is one page crawled in a run, for the run's manifest.
-type ManifestEntry struct {
-	URL     string
-	Outcome string // the fetch's outcome.Kind (new, changed, unchanged, not_modified, not_found, redirect, error), or http_<status> for another status
-	Current string // archive path of the page's current version, "" if none
-}
-
-// RunManifest lists the pages crawled in a run, in the order they were crawled.
-func (db *DB) RunManifest(ctx context.Context, runID int64) ([]ManifestEntry, error) {
-	rows, err := db.sql.QueryContext(ctx, `SELECT u.url, `+factsOf("f")+`,
-		(SELECT g.archive_path FROM fetches g WHERE g.url_id = f.url_id AND g.archive_path IS NOT NULL AND g.id <= f.id
-		 ORDER BY g.id DESC LIMIT 1)
-		FROM fetches f JOIN urls u ON u.id = f.url_id WHERE f.run_id = ? ORDER BY f.id`, runID)
-	if err != nil {
-		return nil, fmt.Errorf("manifest of run %d: %w", runID, err)
-	}
-	defer rows.Close()
-	var out []ManifestEntry
-	for rows.Next() {
-		var e ManifestEntry
-		var f outcome.Fetch
-		var current sql.NullString
-		if err := rows.Scan(append(append([]any{&e.URL}, factDests(&f)...), &current)...); err != nil {
-			return nil, fmt.Errorf("manifest of run %d: %w", runID, err)
-		}
-		e.Current = current.String
-		e.Outcome = string(outcome.Of(f))
-		if outcome.Of(f) == outcome.Other {
-			e.Outcome = fmt.Sprintf("http_%d", f.Status)
-		}
-		out = append(out, e)
-	}
-	return out, rows.Err()
-}
-
-func placeholders(n int) string {
-	return strings.TrimSuffix(strings.Repeat("?, ", n), ", ")
-}
-
-func nullString(s string) sql.NullString { return sql.NullString{String: s, Valid: s != ""} }
-func nullInt(n int64) sql.NullInt64      { return sql.NullInt64{Int64: n, Valid: n != 0} }
-
-// BlockedURL is a URL robots.txt has blocked.
-type BlockedURL struct {
-	ID  int64
-	URL string
-}
-
-// BlockedURLs lists host's URLs in state 'blocked'.
-func (db *DB) BlockedURLs(ctx context.Context, host string) ([]BlockedURL, error) {
-	rows, err := db.sql.QueryContext(ctx, `SELECT id, url FROM urls WHERE host = ? AND state = 'blocked'`, host)
-	if err != nil {
-		return nil, fmt.Errorf("blocked URLs of %s: %w", host, err)
-	}
-	defer rows.Close()
-	var out []BlockedURL
-	for rows.Next() {
-		var b BlockedURL
-		if err := rows.Scan(&b.ID, &b.URL); err != nil {
-			return nil, err
-		}
-		out = append(out, b)
-	}
-	return out, rows.Err()
-}
-
-// URLInfo is one URL's row with its recent fetch history, for explain and for tests.
-type URLInfo struct {
-	ID          int64
-	URL         string
-	State       string
-	Level       int
-	Fr, FrMax   int
-	Threshold   float64
-	IsSeed      bool
-	LastCrawled time.Time
-	Statuses    []int  // of the last 10 fetches, newest first
-	LastError   string // of the newest fetch
-	Skips       int    // runs in a row the selective rule skipped it
-	// SkippedRun is the last run the selective rule left it out of (0: never), and SkippedBy the hub
-	// whose rule did — its parent, or a page further up such as its seed.
-	SkippedRun  int64
-	SkippedBy   string
-	ParentID    int64 // the page it was first found on, 0 for a seed
-	ParentURL   string
-	ChangeRate  float64 // estimated changes per run; -1 when not estimated yet
-	RateBucket  int
-	ReleaseDays uint8   // weekdays its changes come on (bit d: time.Weekday d); 0 if none
-	Weight      float64 // importance: its seed's priority and its in-links
-	Priority    float64 // the user's priority, for a seed
-	// Provider hints: the site's clock at the last fetch, the newest lastmod a sitemap or feed gave
-	// for the page on that clock, and where it came from ("sitemap", "feed"; "" if none).
-	SiteDate    time.Time
-	HintLastMod string
-	HintSource  string
-	Origin      string // scheme://host[:port]
-	// Snapshot says the page's seed asks for every page every run (strata seed add --snapshot).
-	Snapshot bool
-}
-
-// URLInfo returns the row of url (normalised), or an error wrapping ErrNotFound.
-func (db *DB) URLInfo(ctx context.Context, url string) (*URLInfo, error) {
-	var in URLInfo
-	var date, siteDate, hint sql.NullString
-	var parent, skipper sql.NullString
-	var parentID, skippedRun sql.NullInt64
-	err := db.sql.QueryRowContext(ctx, `SELECT u.id, u.url, u.state, u.level, `+frOf("u.due_tick")+`, u.fr_max, u.threshold, u.is_seed, u.date,
-		u.skips, u.skipped_run, s.url, u.parent_id, p.url, coalesce(u.change_rate, -1), u.rate_bucket,
-		u.release_days, u.weight, u.priority, u.site_date, u.hint_lastmod, coalesce(u.hint_source, ''),
-		u.root_id IN `+snapshotRoots+`
-		FROM urls u LEFT JOIN urls p ON p.id = u.parent_id LEFT JOIN urls s ON s.id = u.skipped_by WHERE u.url = ?`, url).
-		Scan(&in.ID, &in.URL, &in.State, &in.Level, &in.Fr, &in.FrMax, &in.Threshold, &in.IsSeed, &date, &in.Skips,
-			&skippedRun, &skipper, &parentID, &parent, &in.ChangeRate, &in.RateBucket,
-			&in.ReleaseDays, &in.Weight, &in.Priority, &siteDate, &hint, &in.HintSource, &in.Snapshot)
-	in.ParentID, in.ParentURL = parentID.Int64, parent.String
-	in.SkippedRun, in.SkippedBy = skippedRun.Int64, skipper.String
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("URL %s: %w", url, ErrNotFound)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("URL %s: %w", url, err)
-	}
-	in.LastCrawled, in.SiteDate, in.HintLastMod = parseTime(date), parseTime(siteDate), hint.String
-	in.Origin = originOf(in.URL)
-	if in.Statuses, err = db.RecentStatuses(ctx, in.ID, 10); err != nil {
-		return nil, err
-	}
-	var lastErr sql.NullString
-	err = db.sql.QueryRowContext(ctx, `SELECT error FROM fetches WHERE url_id = ? ORDER BY id DESC LIMIT 1`, in.ID).Scan(&lastErr)
-	if err != nil && !errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("URL %s: %w", url, err)
-	}
-	in.LastError = lastErr.String
-	return &in, nil
-}
-
-// ArchivePaths returns the archive paths of a URL's stored versions, oldest first.
-func (db *DB) ArchivePaths(ctx context.Context, url string) ([]string, error) {
-	rows, err := db.sql.QueryContext(ctx, `SELECT f.archive_path FROM fetches f JOIN urls u ON u.id = f.url_id
-		WHERE u.url = ? AND f.archive_path IS NOT NULL ORDER BY f.id`, url)
-	if err != nil {
-		return nil, fmt.Errorf("archive paths of %s: %w", url, err)
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var p string
-		if err := rows.Scan(&p); err != nil {
-			return nil, err
-		}
-		out = append(out, p)
-	}
-	return out, rows.Err()
 }
 
 // Discover records URLs found on a page in one transaction: new ones are inserted due now, or held
@@ -1111,4 +595,42 @@ func (db *DB) toDiscover(ctx context.Context, found []NewURL) ([]NewURL, error) 
 		}
 	}
 	return write, nil
+}
+
+// SetDue makes the pages in due due now (fr = 0) and those in notDue wait one more run (fr = 1),
+// overriding the countdown for pages scheduled by release days.
+func (db *DB) SetDue(ctx context.Context, due, notDue []int64) error {
+	err := db.inTx(ctx, func(tx *sql.Tx) error {
+		for _, set := range []struct {
+			ids []int64
+			fr  int
+		}{{due, 0}, {notDue, 1}} {
+			st, err := tx.PrepareContext(ctx, `UPDATE urls SET due_tick = `+dueIn("?1")+` WHERE id = ?2 AND `+frOf("due_tick")+` <> ?1`)
+			if err != nil {
+				return err
+			}
+			for _, id := range set.ids {
+				if _, err := st.ExecContext(ctx, set.fr, id); err != nil {
+					st.Close()
+					return err
+				}
+			}
+			st.Close()
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("set pages due by release day: %w", err)
+	}
+	return nil
+}
+
+// DueSplit counts the due URLs that were never fetched and those fetched before.
+func (db *DB) DueSplit(ctx context.Context) (newDue, known int, err error) {
+	err = db.sql.QueryRowContext(ctx, `SELECT count(*) FILTER (WHERE date IS NULL), count(*) FILTER (WHERE date IS NOT NULL)
+		FROM due d CROSS JOIN urls ON urls.id = d.id`).Scan(&newDue, &known)
+	if err != nil {
+		return 0, 0, fmt.Errorf("count due new and known URLs: %w", err)
+	}
+	return newDue, known, nil
 }

@@ -1,0 +1,16 @@
+package store_test
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/strata-crawler/strata/internal/store"
+	"github.com/strata-crawler/strata/internal/store/storetest"
+)
+
+// TestConformance runs the store roles' conformance suite against SQLite.
+func TestConformance(t *testing.T) {
+	storetest.Run(t, func(t *testing.T) storetest.Roles {
+		return mustOpen(t, filepath.Join(t.TempDir(), "strata.db"), store.Options{})
+	})
+}

@@ -1,0 +1,717 @@
+// Package storetest is the conformance suite of strata's store roles: one set of named subtests
+// that every backend runs from its own tests, given a constructor (restic's backend tests are the
+// model). It exercises each role through the interface the crawler defines for it — frontier,
+// recorder, robots cache, selective rule, hints, traps, politeness, budget, runs — and nothing
+// else: no SQL, no file paths, so a second backend passes or fails it on the same terms.
+package storetest
+
+import (
+	"context"
+	"errors"
+	"net/url"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/strata-crawler/strata/crawler"
+	"github.com/strata-crawler/strata/internal/store"
+)
+
+// Roles is a store under test: every role the crawler defines, and the two the command line drives
+// around a run, seeding and the run's lifecycle.
+type Roles interface {
+	crawler.CycleStore
+	Seeds
+	Runs
+}
+
+// Seeds plants seeds, as strata seed add does.
+type Seeds interface {
+	AddSeeds(ctx context.Context, seeds []store.NewSeed) ([]store.SeedOutcome, error)
+}
+
+// Runs begins and ends runs; RecentRuns (crawler.RunStore) lists them.
+type Runs interface {
+	BeginRun(ctx context.Context, started time.Time, offset time.Duration) (int64, error)
+	FinishRun(ctx context.Context, r store.Run) error
+}
+
+// Run runs the suite. open must return a new, empty store each call, closed by the test's cleanup.
+func Run(t *testing.T, open func(t *testing.T) Roles) {
+	for _, tt := range []struct {
+		name string
+		test func(*testing.T, Roles)
+	}{
+		{"Frontier/SeedsAreDue", testSeedsAreDue},
+		{"Frontier/NextDueMovesOn", testNextDueMovesOn},
+		{"Frontier/Discover", testDiscover},
+		{"Frontier/Enqueue", testEnqueue},
+		{"Frontier/SetDue", testSetDue},
+		{"Frontier/Candidates", testCandidates},
+		{"Recorder/RecordFetches", testRecordFetches},
+		{"Recorder/SetState", testSetState},
+		{"Robots", testRobots},
+		{"Selective", testSelective},
+		{"Hints", testHints},
+		{"Traps", testTraps},
+		{"Politeness", testPoliteness},
+		{"Budget", testBudget},
+		{"Runs", testRuns},
+	} {
+		t.Run(tt.name, func(t *testing.T) { tt.test(t, open(t)) })
+	}
+}
+
+// day0 is the suite's clock: runs start at day0 and a day apart.
+var day0 = time.Date(2026, 3, 2, 4, 0, 0, 0, time.UTC)
+
+// seed adds the URLs as seeds, each on its own host, waiting one run between crawls.
+func seed(t *testing.T, st Roles, urls ...string) {
+	t.Helper()
+	seeds := make([]store.NewSeed, len(urls))
+	for i, raw := range urls {
+		u, err := url.Parse(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seeds[i] = store.NewSeed{URL: raw, Host: u.Host, FrMax: 1}
+	}
+	if _, err := st.AddSeeds(t.Context(), seeds); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// begin begins run n (1-based) of the suite's clock and returns its id and start.
+func begin(t *testing.T, st Roles, n int) (int64, time.Time) {
+	t.Helper()
+	start := day0.AddDate(0, 0, n-1)
+	id, err := st.BeginRun(t.Context(), start, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id, start
+}
+
+// next returns the next due URL of host in run, failing the test if there is none.
+func next(t *testing.T, st Roles, run int64, host string) *store.DueURL {
+	t.Helper()
+	u, err := st.NextDue(t.Context(), store.DueQuery{Hosts: []string{host}, Run: run})
+	if err != nil {
+		t.Fatalf("NextDue(%s): %v", host, err)
+	}
+	return u
+}
+
+// noneDue fails the test unless host has no due URL in run.
+func noneDue(t *testing.T, st Roles, run int64, host string) {
+	t.Helper()
+	u, err := st.NextDue(t.Context(), store.DueQuery{Hosts: []string{host}, Run: run})
+	if !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("NextDue(%s) = %+v, %v; want an error wrapping ErrNotFound", host, u, err)
+	}
+}
+
+// fetched records a 200 answer for u in run at, with a new content hash, waiting frMax runs.
+func fetched(t *testing.T, st Roles, u *store.DueURL, run int64, at time.Time, changed bool) {
+	t.Helper()
+	rec := store.FetchRecord{URLID: u.ID, RunID: run, FetchedAt: at, Status: 200, Size: 10, ContentType: "text/html",
+		ContentHash: "h-" + at.Format(time.RFC3339), Changed: changed, Magnitude: -1, NextFr: max(u.FrMax, 1),
+		Origin: "http://" + u.Host, Domain: u.Host}
+	if err := st.RecordFetch(t.Context(), rec); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func testSeedsAreDue(t *testing.T, st Roles) {
+	ctx := t.Context()
+	seed(t, st, "http://a.test/", "http://a.test/x", "http://b.test/")
+	hosts, err := st.SeedHosts(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(hosts)
+	if !slices.Equal(hosts, []string{"a.test", "b.test"}) {
+		t.Errorf("SeedHosts = %v, want [a.test b.test]", hosts)
+	}
+	due, waiting, err := st.Countdown(ctx)
+	if err != nil || due != 3 || waiting != 0 {
+		t.Errorf("Countdown = %d due, %d waiting, %v; want 3, 0", due, waiting, err)
+	}
+	dh, err := st.DueHosts(ctx)
+	if err != nil || dh["a.test"] != 2 || dh["b.test"] != 1 || len(dh) != 2 {
+		t.Errorf("DueHosts = %v, %v; want a.test:2 b.test:1", dh, err)
+	}
+	newDue, known, err := st.DueSplit(ctx)
+	if err != nil || newDue != 3 || known != 0 {
+		t.Errorf("DueSplit = %d new, %d known, %v; want 3, 0", newDue, known, err)
+	}
+	run, _ := begin(t, st, 1)
+	u := next(t, st, run, "b.test")
+	if u.URL != "http://b.test/" || !u.IsSeed || !u.New || u.Host != "b.test" {
+		t.Errorf("NextDue(b.test) = %+v; want the seed http://b.test/, new", u)
+	}
+	among, err := st.DueAmong(ctx, []int64{u.ID})
+	if err != nil || among["b.test"] != 1 || len(among) != 1 {
+		t.Errorf("DueAmong(b.test's seed) = %v, %v; want b.test:1", among, err)
+	}
+}
+
+func testNextDueMovesOn(t *testing.T, st Roles) {
+	seed(t, st, "http://a.test/", "http://a.test/x")
+	if _, _, err := st.Countdown(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	run, start := begin(t, st, 1)
+	seen := map[string]bool{}
+	for range 2 {
+		u := next(t, st, run, "a.test")
+		if seen[u.URL] {
+			t.Fatalf("NextDue handed out %s twice", u.URL)
+		}
+		seen[u.URL] = true
+		fetched(t, st, u, run, start.Add(time.Minute), false)
+	}
+	noneDue(t, st, run, "a.test")
+	due, waiting, err := st.Countdown(t.Context())
+	if err != nil || due != 2 || waiting != 0 {
+		t.Errorf("Countdown after a run with fr_max 1 = %d due, %d waiting, %v; want 2, 0", due, waiting, err)
+	}
+	newDue, known, err := st.DueSplit(t.Context())
+	if err != nil || newDue != 0 || known != 2 {
+		t.Errorf("DueSplit = %d new, %d known, %v; want 0, 2", newDue, known, err)
+	}
+}
+
+func testDiscover(t *testing.T, st Roles) {
+	ctx := t.Context()
+	seed(t, st, "http://a.test/")
+	if _, _, err := st.Countdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	run, start := begin(t, st, 1)
+	hub := next(t, st, run, "a.test")
+	fetched(t, st, hub, run, start.Add(time.Minute), false)
+	found := []store.NewURL{
+		{URL: "http://a.test/", Host: "a.test", Level: 1, FrMax: 1, ParentID: hub.ID, RootID: hub.ID},
+		{URL: "http://a.test/p1", Host: "a.test", Level: 1, FrMax: 1, ParentID: hub.ID, RootID: hub.ID},
+		{URL: "http://c.test/p2", Host: "c.test", Level: 1, FrMax: 1, ParentID: hub.ID, RootID: hub.ID},
+	}
+	added, err := st.Discover(ctx, found)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var urls []string
+	for _, u := range added {
+		urls = append(urls, u.URL)
+	}
+	slices.Sort(urls)
+	if !slices.Equal(urls, []string{"http://a.test/p1", "http://c.test/p2"}) {
+		t.Errorf("Discover added %v; want the two new URLs", urls)
+	}
+	if again, err := st.Discover(ctx, found); err != nil || len(again) != 0 {
+		t.Errorf("Discover again = %v, %v; want nothing new", again, err)
+	}
+	if u := next(t, st, run, "c.test"); u.URL != "http://c.test/p2" || u.Level != 1 {
+		t.Errorf("NextDue(c.test) = %+v; want the discovered page, level 1", u)
+	}
+	if u := next(t, st, run, "a.test"); u.URL != "http://a.test/p1" {
+		t.Errorf("NextDue(a.test) = %s; want the discovered http://a.test/p1, the seed being crawled", u.URL)
+	}
+	per, err := st.URLsPerHost(ctx)
+	if err != nil || per["a.test"] != 2 || per["c.test"] != 1 {
+		t.Errorf("URLsPerHost = %v, %v; want a.test:2 c.test:1", per, err)
+	}
+}
+
+func testEnqueue(t *testing.T, st Roles) {
+	ctx := t.Context()
+	run, start := begin(t, st, 1)
+	nu := store.NewURL{URL: "http://a.test/r", Host: "a.test", FrMax: 3}
+	id, what, err := st.Enqueue(ctx, nu, start)
+	if err != nil || what != store.EnqueuedNew {
+		t.Fatalf("Enqueue(new) = %d, %v, %v; want EnqueuedNew", id, what, err)
+	}
+	u := next(t, st, run, "a.test")
+	if u.ID != id {
+		t.Fatalf("NextDue = %+v; want the enqueued URL %d", u, id)
+	}
+	fetched(t, st, u, run, start.Add(time.Minute), false)
+	noneDue(t, st, run, "a.test")
+	if id2, what, err := st.Enqueue(ctx, nu, start); err != nil || what != store.EnqueuedKnown || id2 != id {
+		t.Errorf("Enqueue(crawled in this run) = %d, %v, %v; want %d, EnqueuedKnown", id2, what, err, id)
+	}
+	noneDue(t, st, run, "a.test")
+	run2, start2 := begin(t, st, 2)
+	if id2, what, err := st.Enqueue(ctx, nu, start2); err != nil || what != store.EnqueuedDue || id2 != id {
+		t.Errorf("Enqueue(crawled in an earlier run) = %d, %v, %v; want %d, EnqueuedDue", id2, what, err, id)
+	}
+	if u := next(t, st, run2, "a.test"); u.ID != id {
+		t.Errorf("NextDue after Enqueue = %+v; want URL %d", u, id)
+	}
+}
+
+func testSetDue(t *testing.T, st Roles) {
+	ctx := t.Context()
+	seed(t, st, "http://a.test/", "http://b.test/")
+	if _, _, err := st.Countdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	run, _ := begin(t, st, 1)
+	a, b := next(t, st, run, "a.test"), next(t, st, run, "b.test")
+	if err := st.SetDue(ctx, nil, []int64{a.ID}); err != nil {
+		t.Fatal(err)
+	}
+	noneDue(t, st, run, "a.test")
+	if dh, err := st.DueHosts(ctx); err != nil || dh["a.test"] != 0 || dh["b.test"] != 1 {
+		t.Errorf("DueHosts after SetDue(notDue a) = %v, %v; want b.test:1 alone", dh, err)
+	}
+	if among, err := st.DueAmong(ctx, []int64{a.ID, b.ID}); err != nil || among["a.test"] != 0 || among["b.test"] != 1 {
+		t.Errorf("DueAmong = %v, %v; want b.test:1 alone", among, err)
+	}
+	if err := st.SetDue(ctx, []int64{a.ID}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if u := next(t, st, run, "a.test"); u.ID != a.ID {
+		t.Errorf("NextDue after SetDue(due a) = %+v; want URL %d", u, a.ID)
+	}
+}
+
+func testCandidates(t *testing.T, st Roles) {
+	ctx := t.Context()
+	seed(t, st, "http://a.test/", "http://a.test/y")
+	if _, _, err := st.Countdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	run, start := begin(t, st, 1)
+	var ids []int64
+	err := st.DueCandidates(ctx, run, func(c store.Candidate) error {
+		if !c.New || c.Host != "a.test" {
+			t.Errorf("DueCandidates gave %+v; want a new page of a.test", c)
+		}
+		ids = append(ids, c.ID)
+		return nil
+	})
+	if err != nil || len(ids) != 2 {
+		t.Fatalf("DueCandidates = %d candidates, %v; want 2", len(ids), err)
+	}
+	u, err := st.DueByID(ctx, ids[0], run)
+	if err != nil || u.ID != ids[0] {
+		t.Fatalf("DueByID(%d) = %+v, %v", ids[0], u, err)
+	}
+	u.FrMax = 5 // waits 5 runs: not due in the next, a candidate to bring forward
+	fetched(t, st, u, run, start.Add(time.Minute), false)
+	if u, err := st.DueByID(ctx, ids[0], run); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("DueByID(fetched) = %+v, %v; want an error wrapping ErrNotFound", u, err)
+	}
+	_, start2 := begin(t, st, 2)
+	if _, _, err := st.Countdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var forward []int64
+	if err := st.NextCandidates(ctx, start2, 10, func(c store.Candidate) error {
+		forward = append(forward, c.ID)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(forward, ids[:1]) {
+		t.Errorf("NextCandidates = %v; want the known page not due yet, %d", forward, ids[0])
+	}
+	if err := st.NextCandidates(ctx, start, 10, func(c store.Candidate) error {
+		t.Errorf("NextCandidates(run 1's start) gave %d, fetched since; want none", c.ID)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func testRecordFetches(t *testing.T, st Roles) {
+	ctx := t.Context()
+	seed(t, st, "http://a.test/", "http://a.test/z")
+	if _, _, err := st.Countdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	run, start := begin(t, st, 1)
+	a := next(t, st, run, "a.test")
+	rec := func(id int64, status int, at time.Duration) store.FetchRecord {
+		return store.FetchRecord{URLID: id, RunID: run, FetchedAt: start.Add(at), Status: status, Magnitude: -1, NextFr: 1}
+	}
+	// A batch with a record of a URL that does not exist stores none of it.
+	if err := st.RecordFetches(ctx, []store.FetchRecord{rec(a.ID, 503, time.Minute), rec(a.ID+1000, 200, time.Minute)}); err == nil {
+		t.Error("RecordFetches with an unknown URL succeeded")
+	}
+	if got, err := st.RecentStatuses(ctx, a.ID, 5); err != nil || len(got) != 0 {
+		t.Errorf("RecentStatuses after a failed batch = %v, %v; want none", got, err)
+	}
+	if err := st.RecordFetches(ctx, []store.FetchRecord{rec(a.ID, 503, time.Minute), rec(a.ID, 404, 2*time.Minute)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.RecordFetch(ctx, rec(a.ID, 200, 3*time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	got, err := st.RecentStatuses(ctx, a.ID, 2)
+	if err != nil || !slices.Equal(got, []int{200, 404}) {
+		t.Errorf("RecentStatuses(2) = %v, %v; want [200 404], the newest first", got, err)
+	}
+	if u := next(t, st, run, "a.test"); u.ID == a.ID {
+		t.Errorf("NextDue handed out URL %d again after its fetch was recorded", a.ID)
+	}
+}
+
+func testSetState(t *testing.T, st Roles) {
+	ctx := t.Context()
+	seed(t, st, "http://a.test/", "http://a.test/private")
+	if _, _, err := st.Countdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	run, _ := begin(t, st, 1)
+	u := next(t, st, run, "a.test")
+	if err := st.SetState(ctx, u.ID, "blocked"); err != nil {
+		t.Fatal(err)
+	}
+	v := next(t, st, run, "a.test")
+	if v.ID == u.ID {
+		t.Fatalf("NextDue handed out blocked URL %s", u.URL)
+	}
+	if err := st.SetState(ctx, v.ID, "filtered"); err != nil {
+		t.Fatal(err)
+	}
+	noneDue(t, st, run, "a.test")
+	blocked, err := st.BlockedURLs(ctx, "a.test")
+	if err != nil || len(blocked) != 1 || blocked[0].ID != u.ID || blocked[0].URL != u.URL {
+		t.Errorf("BlockedURLs = %+v, %v; want %s alone, not the filtered %s", blocked, err, u.URL, v.URL)
+	}
+	if err := st.SetState(ctx, u.ID, "active"); err != nil {
+		t.Fatal(err)
+	}
+	if blocked, err := st.BlockedURLs(ctx, "a.test"); err != nil || len(blocked) != 0 {
+		t.Errorf("BlockedURLs after SetState(active) = %+v, %v; want none", blocked, err)
+	}
+}
+
+func testRobots(t *testing.T, st Roles) {
+	ctx := t.Context()
+	if r, err := st.RobotsCache(ctx, "http://a.test"); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("RobotsCache(never fetched) = %+v, %v; want an error wrapping ErrNotFound", r, err)
+	}
+	want := store.Robots{Origin: "http://a.test", Domain: "a.test", Status: 200, Body: []byte("User-agent: *\nDisallow: /p\n"),
+		FetchedAt: day0, ExpiresAt: day0.Add(24 * time.Hour), CrawlDelay: 3 * time.Second}
+	if err := st.SaveRobots(ctx, want); err != nil {
+		t.Fatal(err)
+	}
+	got, err := st.RobotsCache(ctx, "http://a.test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Origin != want.Origin || got.Domain != want.Domain || got.Status != 200 || string(got.Body) != string(want.Body) ||
+		!got.FetchedAt.Equal(want.FetchedAt) || !got.ExpiresAt.Equal(want.ExpiresAt) || got.CrawlDelay != want.CrawlDelay {
+		t.Errorf("RobotsCache = %+v; want %+v", got, want)
+	}
+	want.Status, want.Body = 404, nil
+	if err := st.SaveRobots(ctx, want); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := st.RobotsCache(ctx, "http://a.test"); err != nil || got.Status != 404 || len(got.Body) != 0 {
+		t.Errorf("RobotsCache after a second SaveRobots = %+v, %v; want the 404 that replaced it", got, err)
+	}
+	if _, err := st.RobotsCache(ctx, "http://b.test"); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("RobotsCache(another origin) = %v; want an error wrapping ErrNotFound", err)
+	}
+}
+
+func testSelective(t *testing.T, st Roles) {
+	ctx := t.Context()
+	seed(t, st, "http://a.test/")
+	if _, _, err := st.Countdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	run, start := begin(t, st, 1)
+	hub := next(t, st, run, "a.test")
+	if ok, err := st.HasChildren(ctx, hub.ID); err != nil || ok {
+		t.Errorf("HasChildren(no children) = %v, %v; want false", ok, err)
+	}
+	fetched(t, st, hub, run, start.Add(time.Minute), false)
+	if _, err := st.Discover(ctx, []store.NewURL{
+		{URL: "http://a.test/c1", Host: "a.test", Level: 1, FrMax: 1, ParentID: hub.ID, RootID: hub.ID},
+		{URL: "http://b.test/c2", Host: "b.test", Level: 1, FrMax: 1, ParentID: hub.ID, RootID: hub.ID},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := st.HasChildren(ctx, hub.ID); err != nil || !ok {
+		t.Errorf("HasChildren = %v, %v; want true", ok, err)
+	}
+	if kids, err := st.ChildRecords(ctx, hub.ID, 10); err != nil || len(kids) != 0 {
+		t.Errorf("ChildRecords(children never fetched) = %v, %v; want none", kids, err)
+	}
+	for _, h := range []string{"a.test", "b.test"} {
+		fetched(t, st, next(t, st, run, h), run, start.Add(2*time.Minute), false)
+	}
+	kids, err := st.ChildRecords(ctx, hub.ID, 10)
+	if err != nil || len(kids) != 2 || len(kids[0]) != 1 || len(kids[1]) != 1 || kids[0][0].Run != run {
+		t.Errorf("ChildRecords = %+v, %v; want one record of run %d for each of 2 children", kids, err, run)
+	}
+	if err := st.SetHub(ctx, hub.ID, 0.4, 0.5); err != nil {
+		t.Fatal(err)
+	}
+	run2, start2 := begin(t, st, 2)
+	if _, _, err := st.Countdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if u, err := st.DueByID(ctx, hub.ID, run2); err != nil || u.Threshold != 0.4 {
+		t.Errorf("DueByID(hub) after SetHub(0.4) = %+v, %v; want threshold 0.4", u, err)
+	}
+	// Children fetched once give quiet no evidence to approve: nothing may be skipped.
+	n, err := st.SkipSubtree(ctx, hub.ID, run2, 3, func([]store.Record) bool { return false })
+	if err != nil || n != 0 {
+		t.Errorf("SkipSubtree(quiet never approves) = %d, %v; want 0", n, err)
+	}
+	n, err = st.SkipSubtree(ctx, hub.ID, run2, 3, func([]store.Record) bool { return true })
+	if err != nil || n != 2 {
+		t.Fatalf("SkipSubtree(quiet approves) = %d, %v; want 2", n, err)
+	}
+	noneDue(t, st, run2, "b.test")
+	hosts, err := st.ForceChildren(ctx, hub.ID, start2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(hosts)
+	if hosts = slices.Compact(hosts); !slices.Equal(hosts, []string{"a.test", "b.test"}) {
+		t.Errorf("ForceChildren = %v; want the children's hosts a.test, b.test", hosts)
+	}
+}
+
+func testHints(t *testing.T, st Roles) {
+	ctx := t.Context()
+	const origin = "http://a.test"
+	if h, err := st.HostHints(ctx, origin); err != nil || !h.ReadAt.IsZero() || len(h.Feeds) != 0 || h.Agreed != 0 {
+		t.Errorf("HostHints(never contacted) = %+v, %v; want the zero value", h, err)
+	}
+	seed(t, st, "http://a.test/", "http://a.test/news")
+	// Only an origin strata has contacted, its robots.txt read, has hints to read again.
+	if stale, err := st.StaleHints(ctx, day0); err != nil || len(stale) != 0 {
+		t.Errorf("StaleHints(never contacted) = %v, %v; want none", stale, err)
+	}
+	if err := st.SaveRobots(ctx, store.Robots{Origin: origin, Domain: "a.test", Status: 404, FetchedAt: day0}); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.HintsRead(ctx, origin, "a.test", day0); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.AddFeeds(ctx, origin, "a.test", []string{"http://a.test/feed.xml"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range []struct{ agreed, changed bool }{{true, true}, {true, false}, {false, true}} {
+		if err := st.ObserveHint(ctx, origin, "a.test", o.agreed, o.changed); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h, err := st.HostHints(ctx, origin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !h.ReadAt.Equal(day0) || !slices.Equal(h.Feeds, []string{"http://a.test/feed.xml"}) || h.Agreed != 2 || h.Disagreed != 1 {
+		t.Errorf("HostHints = %+v; want read at %v, one feed, 2 agreed, 1 disagreed", h, day0)
+	}
+	stale, err := st.StaleHints(ctx, day0.Add(time.Hour))
+	if err != nil || !slices.Equal(stale, []string{origin}) {
+		t.Errorf("StaleHints(after the read) = %v, %v; want [%s]", stale, err, origin)
+	}
+	if stale, err := st.StaleHints(ctx, day0.Add(-time.Hour)); err != nil || len(stale) != 0 {
+		t.Errorf("StaleHints(before the read) = %v, %v; want none", stale, err)
+	}
+	known, unknown, err := st.ApplyHints(ctx, "sitemap", []store.Hint{
+		{URL: "http://a.test/news", LastMod: "2026-03-01"}, {URL: "http://a.test/unknown"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(known) != 1 || known[0].URL != "http://a.test/news" || known[0].Host != "a.test" || known[0].State != "active" || known[0].Fetched {
+		t.Errorf("ApplyHints known = %+v; want http://a.test/news, active, never fetched", known)
+	}
+	if !slices.Equal(unknown, []string{"http://a.test/unknown"}) {
+		t.Errorf("ApplyHints unknown = %v; want [http://a.test/unknown]", unknown)
+	}
+	// Deferring a due page takes it out of the due set; resuming puts it back on its schedule.
+	if _, _, err := st.Countdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	run, _ := begin(t, st, 1)
+	if err := st.DeferByHint(ctx, []int64{known[0].ID}, 10); err != nil {
+		t.Fatal(err)
+	}
+	if u := next(t, st, run, "a.test"); u.ID == known[0].ID {
+		t.Errorf("NextDue handed out %s, deferred by its hint", u.URL)
+	}
+	if n, err := st.ResumeDeferred(ctx, origin, "a.test"); err != nil || n != 1 {
+		t.Errorf("ResumeDeferred = %d, %v; want 1", n, err)
+	}
+}
+
+func testTraps(t *testing.T, st Roles) {
+	ctx := t.Context()
+	seed(t, st, "http://a.test/")
+	if _, err := st.Discover(ctx, []store.NewURL{
+		{URL: "http://a.test/cal/1", Host: "a.test", Level: 1, FrMax: 1},
+		{URL: "http://a.test/cal/2", Host: "a.test", Level: 1, FrMax: 1},
+		{URL: "http://a.test/page", Host: "a.test", Level: 1, FrMax: 1},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	run, _ := begin(t, st, 1)
+	if err := st.RecordTrap(ctx, store.TrapEvent{RunID: run, At: day0, Domain: "a.test", Kind: "pattern", Pattern: "/cal/*"}); err != nil {
+		t.Fatal(err)
+	}
+	rule := store.TrapRule{Domain: "a.test", Unit: "a.test/cal/", Throttled: true, Reason: "pattern", Judged: 4, Dups: 3,
+		Probes: 1, ProbeEvery: 2, FirstRun: run, LastRun: run, SinceRun: run}
+	id, err := st.SaveTrapRule(ctx, rule)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if id2, err := st.SaveTrapRule(ctx, rule); err != nil || id2 != id {
+		t.Errorf("SaveTrapRule(the same domain and unit) = %d, %v; want the same id %d", id2, err, id)
+	}
+	held, wasDue, err := st.HoldURLs(ctx, id, []string{"http://a.test/cal/"}, func(string) bool { return true })
+	if err != nil || held != 2 || wasDue != 2 {
+		t.Errorf("HoldURLs = %d held, %d due, %v; want 2, 2", held, wasDue, err)
+	}
+	rules, err := st.TrapRules(ctx)
+	if err != nil || len(rules) != 1 || rules[0].ID != id || !rules[0].Throttled || rules[0].Unit != rule.Unit || rules[0].Held != 2 {
+		t.Errorf("TrapRules = %+v, %v; want the rule, throttled, holding 2", rules, err)
+	}
+	for range 2 {
+		if u := next(t, st, run, "a.test"); u.URL == "http://a.test/cal/1" || u.URL == "http://a.test/cal/2" {
+			t.Fatalf("NextDue handed out held URL %s", u.URL)
+		} else if err := st.SetState(ctx, u.ID, "filtered"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	noneDue(t, st, run, "a.test")
+	hosts, due, err := st.ReleaseTrapRule(ctx, id)
+	if err != nil || due != 2 || !slices.Equal(slices.Compact(hosts), []string{"a.test"}) {
+		t.Errorf("ReleaseTrapRule = %v, %d due, %v; want a.test, 2", hosts, due, err)
+	}
+	if u := next(t, st, run, "a.test"); u.URL != "http://a.test/cal/1" && u.URL != "http://a.test/cal/2" {
+		t.Errorf("NextDue after ReleaseTrapRule = %s; want a released URL", u.URL)
+	}
+	rule.ID, rule.Throttled, rule.Reason = id, false, ""
+	if err := st.SaveTrapRules(ctx, []store.TrapRule{rule}, []int64{id}, 0); err != nil {
+		t.Fatal(err)
+	}
+	if rules, err := st.TrapRules(ctx); err != nil || len(rules) != 0 {
+		t.Errorf("TrapRules after dropping the rule = %+v, %v; want none", rules, err)
+	}
+}
+
+func testPoliteness(t *testing.T, st Roles) {
+	ctx := t.Context()
+	last, nxt := day0.Add(time.Hour), day0.Add(time.Hour+10*time.Second)
+	if err := st.SaveHostGaps(ctx, []store.HostGap{{Host: "a.test", LastEnd: last, Next: nxt, CrawlDelay: 5 * time.Second}}); err != nil {
+		t.Fatal(err)
+	}
+	// An older state from another process never moves a stored time back; its Crawl-delay is the
+	// one last seen.
+	if err := st.SaveHostGaps(ctx, []store.HostGap{{Host: "a.test", LastEnd: day0, Next: day0, CrawlDelay: time.Second}}); err != nil {
+		t.Fatal(err)
+	}
+	gaps, err := st.HostGaps(ctx, day0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := gapOf(gaps, "a.test")
+	if g == nil || !g.LastEnd.Equal(last) || !g.Next.Equal(nxt) || g.CrawlDelay != time.Second {
+		t.Errorf("HostGaps = %+v; want a.test last %v, next %v, delay 1s", gaps, last, nxt)
+	}
+	if gaps, err := st.HostGaps(ctx, nxt.Add(time.Second)); err != nil || gapOf(gaps, "a.test") != nil {
+		t.Errorf("HostGaps(after its next) = %+v, %v; want a.test left out", gaps, err)
+	}
+	seed(t, st, "http://b.test/", "http://b.test/2")
+	if _, _, err := st.Countdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for n, want := range []int{1, 2, 4, 4} {
+		runs, moved, err := st.Unreachable(ctx, "b.test", 4)
+		if err != nil || runs != want {
+			t.Errorf("Unreachable #%d = %d runs, %v; want %d", n+1, runs, err, want)
+		}
+		if n == 0 && moved != 2 {
+			t.Errorf("Unreachable #1 moved %d URLs; want b.test's 2 due ones", moved)
+		}
+	}
+	gaps, err = st.HostGaps(ctx, nxt.Add(time.Hour))
+	if g := gapOf(gaps, "b.test"); err != nil || g == nil || g.Unreachable != 4 {
+		t.Errorf("HostGaps after 4 unreachable runs = %+v, %v; want b.test unreachable 4", gaps, err)
+	}
+	if err := st.Reachable(ctx, "b.test"); err != nil {
+		t.Fatal(err)
+	}
+	if runs, _, err := st.Unreachable(ctx, "b.test", 4); err != nil || runs != 1 {
+		t.Errorf("Unreachable after Reachable = %d runs, %v; want 1, the count reset", runs, err)
+	}
+}
+
+func gapOf(gs []store.HostGap, host string) *store.HostGap {
+	for i := range gs {
+		if gs[i].Host == host {
+			return &gs[i]
+		}
+	}
+	return nil
+}
+
+func testBudget(t *testing.T, st Roles) {
+	ctx := t.Context()
+	seed(t, st, "http://a.test/", "http://a.test/b", "http://a.test/c")
+	if _, _, err := st.Countdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.UpdateWeights(ctx); err != nil {
+		t.Fatal(err)
+	}
+	n, err := st.Prioritize(ctx, day0, 0.1, nil)
+	if err != nil || n != 3 {
+		t.Errorf("Prioritize = %d, %v; want the 3 due pages", n, err)
+	}
+	run, _ := begin(t, st, 1)
+	seen := map[int64]bool{}
+	for range 3 {
+		u := next(t, st, run, "a.test")
+		if seen[u.ID] {
+			t.Fatalf("NextDue handed out %s twice after Prioritize", u.URL)
+		}
+		seen[u.ID] = true
+		if err := st.SetState(ctx, u.ID, "filtered"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := st.SaveRunDomains(ctx, run, []store.RunDomain{{Domain: "a.test", Fetched: 3, Changed: 1, Expected: 0.5}}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func testRuns(t *testing.T, st Roles) {
+	ctx := t.Context()
+	if runs, err := st.RecentRuns(ctx, 5); err != nil || len(runs) != 0 {
+		t.Fatalf("RecentRuns(no run) = %+v, %v; want none", runs, err)
+	}
+	first, _ := begin(t, st, 1)
+	if err := st.FinishRun(ctx, store.Run{ID: first, StartedAt: day0, EndedAt: day0.Add(time.Hour), Status: "completed", Fetched: 7}); err != nil {
+		t.Fatal(err)
+	}
+	second, start2 := begin(t, st, 2)
+	if first == second {
+		t.Fatalf("BeginRun gave id %d twice", first)
+	}
+	runs, err := st.RecentRuns(ctx, 5)
+	if err != nil || len(runs) != 2 {
+		t.Fatalf("RecentRuns = %+v, %v; want 2 runs", runs, err)
+	}
+	if runs[0].ID != second || !runs[0].StartedAt.Equal(start2) || !runs[0].EndedAt.IsZero() {
+		t.Errorf("RecentRuns[0] = %+v; want run %d, started %v, not ended", runs[0], second, start2)
+	}
+	if runs[1].ID != first || runs[1].Status != "completed" || runs[1].Fetched != 7 || !runs[1].EndedAt.Equal(day0.Add(time.Hour)) {
+		t.Errorf("RecentRuns[1] = %+v; want run %d completed, 7 fetched, ended an hour in", runs[1], first)
+	}
+	if runs, err := st.RecentRuns(ctx, 1); err != nil || len(runs) != 1 || runs[0].ID != second {
+		t.Errorf("RecentRuns(1) = %+v, %v; want run %d alone", runs, err, second)
+	}
+}
