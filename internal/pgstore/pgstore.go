@@ -14,12 +14,14 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net"
 	"net/url"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
@@ -73,6 +75,12 @@ func SchemaVersion() int {
 // tables and leaves it alone.
 var ErrNewerSchema = errors.New("database schema is newer than this strata")
 
+// URLError is a database URL that does not parse or names an impossible setting: the user's to fix.
+type URLError struct{ Err error }
+
+func (e *URLError) Error() string { return e.Err.Error() }
+func (e *URLError) Unwrap() error { return e.Err }
+
 // migrateLock is the advisory lock key that serialises migrations: two strata processes opening one
 // database at once must not both apply a step. ('strata' in ASCII.)
 const migrateLock = 0x737472617461
@@ -86,21 +94,49 @@ type DB struct {
 // Open connects to the database rawURL names (postgres://…), brings its schema up to date, and
 // returns it. Errors name the URL without its password.
 func Open(ctx context.Context, rawURL string) (*DB, error) {
+	db, err := Connect(ctx, rawURL)
+	if err != nil {
+		return nil, err
+	}
+	if err := db.Migrate(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+// Connect connects to the database rawURL names and checks that it answers, without touching its
+// schema: for a caller that must look at the database before Migrate changes it.
+func Connect(ctx context.Context, rawURL string) (*DB, error) {
 	name := Redact(rawURL)
 	cfg, err := pgxpool.ParseConfig(rawURL)
 	if err != nil {
-		return nil, fmt.Errorf("database %s: %w", name, err)
+		return nil, fmt.Errorf("database %s: %w", name, &URLError{err})
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("database %s: %w", name, err)
 	}
-	db := &DB{pool: pool, name: name}
-	if err := db.migrate(ctx); err != nil {
+	if err := pool.Ping(ctx); err != nil {
 		pool.Close()
-		return nil, err
+		return nil, fmt.Errorf("database %s: cannot connect: %w", name, cause(err))
 	}
-	return db, nil
+	return &DB{pool: pool, name: name}, nil
+}
+
+// cause picks out of a connection error what the user can act on: the network error (refused,
+// no route, timeout) or the server's refusal (authentication, no such database). pgx wraps it in
+// a line per address and TLS mode tried, which repeats it.
+func cause(err error) error {
+	var netErr *net.OpError
+	var pgErr *pgconn.PgError
+	switch {
+	case errors.As(err, &pgErr):
+		return pgErr
+	case errors.As(err, &netErr):
+		return netErr
+	}
+	return err
 }
 
 // Redact returns rawURL with its password replaced, for messages and logs; a URL that does not
@@ -139,7 +175,8 @@ func (db *DB) Version(ctx context.Context) (int, error) {
 	return v, nil
 }
 
-func (db *DB) migrate(ctx context.Context) error {
+// Migrate applies the migrations the database does not have yet, each in its own transaction.
+func (db *DB) Migrate(ctx context.Context) error {
 	ms, err := loadMigrations()
 	if err != nil {
 		return fmt.Errorf("database %s: %w", db.name, err)
