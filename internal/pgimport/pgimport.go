@@ -472,6 +472,10 @@ func convert(v any, typ string) (any, error) {
 	case "bytea":
 		switch x := v.(type) {
 		case []byte: // database/sql gives a *any its own copy
+			if x == nil {
+				// The driver scans an empty blob as a nil slice, which pgx would write as NULL.
+				return []byte{}, nil
+			}
 			return x, nil
 		case string:
 			return []byte(x), nil
