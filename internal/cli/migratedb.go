@@ -90,7 +90,7 @@ func runMigrateDB(ctx context.Context, a *app, to string) error {
 	}
 	if err == nil {
 		sum, err = pgimport.Copy(ctx, src, dst, func(t pgimport.Table) {
-			fmt.Fprintf(a.stdout, "%-17s %10d rows  checksum %016x  verified\n", t.Name, t.Rows, t.Checksum)
+			fmt.Fprintf(a.stdout, "%-17s %10d rows  checksum %016x  verified  %v\n", t.Name, t.Rows, t.Checksum, t.Elapsed.Round(time.Millisecond))
 		})
 	}
 	if errors.Is(err, pgimport.ErrNotEmpty) || errors.Is(err, pgimport.ErrBusy) {
