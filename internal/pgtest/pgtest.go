@@ -18,6 +18,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net"
 	"net/url"
 	"os"
@@ -186,6 +187,7 @@ func (c *cluster) url(db string) string {
 // taken by another process before the server binds it.
 func start(bin string) (*cluster, error) {
 	began := time.Now()
+	removeStale()
 	dir, err := os.MkdirTemp("", "strata-pg-")
 	if err != nil {
 		return nil, fmt.Errorf("pgtest: %w", err)
@@ -229,6 +231,7 @@ func (c *cluster) run(bin, data string) error {
 		"-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off",
 		"-c", "max_connections=200")
 	c.cmd.Stdout, c.cmd.Stderr = logFile, logFile
+	dieWithParent(c.cmd)
 	if err := c.cmd.Start(); err != nil {
 		return fmt.Errorf("pgtest: start postgres: %w", err)
 	}
@@ -271,6 +274,22 @@ func (c *cluster) stop() error {
 		return fmt.Errorf("remove cluster %s: %w", c.dir, err)
 	}
 	return nil
+}
+
+// removeStale removes the clusters that test binaries killed before Run's cleanup left behind
+// (their servers die with them: dieWithParent): those without a running server's postmaster.pid,
+// and old enough not to be another binary's cluster that initdb is still creating.
+func removeStale() {
+	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), "strata-pg-*"))
+	for _, d := range dirs {
+		fi, err := os.Stat(d)
+		if err != nil || time.Since(fi.ModTime()) < 10*time.Minute {
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(d, "data", "postmaster.pid")); errors.Is(err, fs.ErrNotExist) {
+			os.RemoveAll(d)
+		}
+	}
 }
 
 func freePort() (int, error) {
