@@ -481,7 +481,11 @@ func convert(v any, typ string) (any, error) {
 			return []byte(x), nil
 		}
 	}
-	return nil, fmt.Errorf("%T %v does not fit PostgreSQL type %s unchanged", v, v, typ)
+	shown := fmt.Sprint(v)
+	if len(shown) > 40 {
+		shown = shown[:40] + "…" // a long text must not make the error a page
+	}
+	return nil, fmt.Errorf("%T %s does not fit PostgreSQL type %s unchanged", v, shown, typ)
 }
 
 // rowHasher hashes a row's canonical text: each value tagged with its type and length-prefixed,
