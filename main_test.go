@@ -18,6 +18,7 @@ import (
 
 	"github.com/strata-crawler/strata/internal/cli"
 	"github.com/strata-crawler/strata/internal/crashpoint"
+	"github.com/strata-crawler/strata/internal/pgtest"
 	"github.com/strata-crawler/strata/internal/testweb"
 )
 
@@ -38,7 +39,7 @@ func TestMain(m *testing.M) {
 		main()
 		return
 	}
-	os.Exit(m.Run())
+	os.Exit(pgtest.Run(m)) // pgtest.Run stops the PostgreSQL cluster a migrate-db test may start
 }
 
 func strata(t *testing.T, dir string, args ...string) (stdout, stderr string, code int) {

@@ -139,7 +139,7 @@ sends more than one request every 10 seconds to any site.`,
 	root.AddCommand(newManCmd(root), newVersionCmd(a), newConfigCmd(a), newSeedCmd(a), newStatusCmd(a), newCrawlCmd(a), newFilterCmd(a),
 		newHistoryCmd(a), newShowCmd(a), newDiffCmd(a), newExportCmd(a), newPruneCmd(a),
 		newRunCmd(a), newRecalcCmd(a), newLinksCmd(a), newExplainCmd(a), newDemoCmd(a), newTrapsCmd(a), newFetchCmd(a), newPlanCmd(a), newServeCmd(a), newIndexCmd(a),
-		newSimulateCmd(a))
+		newSimulateCmd(a), newMigrateDBCmd(a))
 	// Cobra adds its help and completion commands when it executes; added now, they are groups
 	// like the others (completion refuses a shell it does not know) and the man pages list them.
 	root.InitDefaultHelpCmd()

@@ -579,7 +579,7 @@ func sortedKeys(m map[string]bool) []string {
 
 // suiteEnv are the STRATA_ variables (or their prefixes) that strata's own tests and CI read: not
 // settings, and not typos of one.
-var suiteEnv = []string{"STRATA_TEST_", "STRATA_BENCH_", "STRATA_BROWSER_TEST", "STRATA_ARTEFACTS"}
+var suiteEnv = []string{"STRATA_TEST_", "STRATA_BENCH_", "STRATA_BROWSER_TEST", "STRATA_ARTEFACTS", "STRATA_REQUIRE_POSTGRES"}
 
 // envWarnings returns a line for each STRATA_ variable in env that Load ignores: one that names no
 // setting (with the nearest that does: a typo must not pass for a setting), and a setting's variable

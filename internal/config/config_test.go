@@ -230,14 +230,15 @@ func TestSyntaxErrorPosition(t *testing.T) {
 // while the variables strata's own test suite reads and correct ones get none.
 func TestEnvWarnings(t *testing.T) {
 	env := map[string]string{
-		"STRATA_CRAWL_WORKRS":    "8",
-		"STRATA_POLITENESS_DELY": "20s",
-		"STRATA_SEED_LEVEL":      "",
-		"STRATA_CRAWL_WORKERS":   "4",
-		"STRATA_TEST_MAIN":       "1",
-		"STRATA_BENCH_URLS":      "1000",
-		"STRATA_BROWSER_TEST":    "1",
-		"PATH":                   "/bin",
+		"STRATA_CRAWL_WORKRS":     "8",
+		"STRATA_POLITENESS_DELY":  "20s",
+		"STRATA_SEED_LEVEL":       "",
+		"STRATA_CRAWL_WORKERS":    "4",
+		"STRATA_TEST_MAIN":        "1",
+		"STRATA_BENCH_URLS":       "1000",
+		"STRATA_BROWSER_TEST":     "1",
+		"STRATA_REQUIRE_POSTGRES": "1",
+		"PATH":                    "/bin",
 	}
 	var environ []string
 	for k, v := range env {
