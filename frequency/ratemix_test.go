@@ -77,3 +77,137 @@ func TestRateMixDated(t *testing.T) {
 		t.Errorf("posterior means: last change 0.5 runs ago %.3f (want 0.8–4), 9 runs ago %.3f (want 0.05–0.4 and a fifth of the other)", f, o)
 	}
 }
+
+// TestEquivalentPlansLikeTheFullPosterior: the optimiser plans each page with one rate, the
+// equivalent rate; the plan that minimises the expected staleness under each page's whole posterior
+// is what a Bayesian would do with the same evidence. On a population with Cho and Garcia-Molina's
+// spread of rates, visited 1, 3 or 10 times at the budget's mean interval, the one-rate plan must be
+// as good as the full one, judged by the pages' true rates, and better than uniform revisiting; the
+// posterior mean, planned the same way, is not (at 10 %, one interval: 0.594 against 0.628). The
+// log gives both against the plan with the true rates: with so little evidence no plan gets near it
+// (0.95–0.97 here), which is why docs/experiments.md's 30-day runs stop short of it too.
+func TestEquivalentPlansLikeTheFullPosterior(t *testing.T) {
+	// Cho and Garcia-Molina's bands, per day: 23 % faster than daily, 15 % daily to weekly, 16 %
+	// weekly to monthly, 16 % monthly to four-monthly, 30 % slower; log-uniform within a band.
+	bands := []struct{ share, lo, hi float64 }{
+		{0.23, 1, 5}, {0.15, 1.0 / 7, 1}, {0.16, 1.0 / 30, 1.0 / 7}, {0.16, 1.0 / 120, 1.0 / 30}, {0.30, 1.0 / 1000, 1.0 / 120},
+	}
+	const pages, fHi = 600, 30
+	for _, tc := range []struct {
+		visits int
+		budget float64 // share of the pages per run
+	}{{1, 0.1}, {1, 0.2}, {3, 0.1}, {3, 0.2}, {10, 0.1}, {10, 0.2}} {
+		r := rand.New(rand.NewPCG(uint64(tc.visits), uint64(tc.budget*100)))
+		interval := 1 / tc.budget
+		rates := make([]float64, pages)
+		hs := make([][]Interval, pages)
+		for i := range rates {
+			u := r.Float64()
+			for _, b := range bands {
+				if u < b.share {
+					rates[i] = b.lo * math.Pow(b.hi/b.lo, r.Float64())
+					break
+				}
+				u -= b.share
+			}
+			hs[i] = poissonHistory(r, rates[i], tc.visits, every(interval))
+		}
+		m := NewRateMix(1e-3, 10, 25)
+		m.Fit(hs, 100)
+		budget := tc.budget * pages
+		freshness := func(f []int) float64 {
+			s := 0.0
+			for i, fi := range f {
+				s += Staleness(rates[i], float64(fi), 0)
+			}
+			return 1 - s/pages
+		}
+		oneRate := func(rate func(i int) float64) []int {
+			loads := make([]BucketLoad, pages)
+			for i := range loads {
+				loads[i] = BucketLoad{Pages: 1, Rate: rate(i), Weight: 1}
+			}
+			return AllocateIntervals(loads, budget, 1, fHi)
+		}
+		equivalent := freshness(oneRate(func(i int) float64 { rate, _ := m.Equivalent(hs[i], interval); return rate }))
+		mean := freshness(oneRate(func(i int) float64 { rate, _ := m.Mean(hs[i]); return rate }))
+		truth := freshness(oneRate(func(i int) float64 { return rates[i] }))
+		// The full posterior's plan: each page's expected staleness Σ_k post_k · S(λ_k, f), by a
+		// greedy of the test's own over the pages' curves, with the posterior computed here.
+		curves := make([]func(f int) float64, pages)
+		for i := range curves {
+			post := make([]float64, len(m.Rates))
+			sum := 0.0
+			for k, lambda := range m.Rates {
+				lik := m.Weights[k]
+				for _, iv := range hs[i] {
+					if iv.Changed {
+						lik *= -math.Expm1(-lambda * iv.Length)
+					} else {
+						lik *= math.Exp(-lambda * iv.Length)
+					}
+				}
+				post[k], sum = lik, sum+lik
+			}
+			curves[i] = func(f int) float64 {
+				s := 0.0
+				for k, lambda := range m.Rates {
+					s += post[k] / sum * Staleness(lambda, float64(f), 0)
+				}
+				return s
+			}
+		}
+		full := freshness(planCurves(curves, budget, fHi))
+		uniform := make([]int, pages)
+		for i := range uniform {
+			uniform[i] = int(interval)
+		}
+		t.Logf("%d visits, %.0f %%: uniform %.3f, posterior mean %.3f, equivalent %.3f, full posterior %.3f, true rates %.3f (equivalent / true %.3f)",
+			tc.visits, 100*tc.budget, freshness(uniform), mean, equivalent, full, truth, equivalent/truth)
+		if equivalent < full-0.003 {
+			t.Errorf("%d visits, %.0f %%: the equivalent rate's plan reaches %.3f, the full posterior's %.3f", tc.visits, 100*tc.budget, equivalent, full)
+		}
+		if equivalent <= freshness(uniform) {
+			t.Errorf("%d visits, %.0f %%: the equivalent rate's plan reaches %.3f, uniform revisiting %.3f", tc.visits, 100*tc.budget, equivalent, freshness(uniform))
+		}
+	}
+}
+
+// planCurves is Fox's greedy over pages with staleness curves of their own: every page starts at
+// fHi, and the step with the largest staleness decrease per crawl per run goes next while it fits.
+func planCurves(curves []func(f int) float64, budget float64, fHi int) []int {
+	f := make([]int, len(curves))
+	load := 0.0
+	for i := range f {
+		f[i] = fHi
+		load += 1 / float64(fHi)
+	}
+	gain := func(i int) float64 {
+		if f[i] <= 1 {
+			return 0
+		}
+		return (curves[i](f[i]) - curves[i](f[i]-1)) / (1/float64(f[i]-1) - 1/float64(f[i]))
+	}
+	gains := make([]float64, len(curves))
+	for i := range gains {
+		gains[i] = gain(i)
+	}
+	for {
+		best := -1
+		for i, g := range gains {
+			if g > 0 && (best < 0 || g > gains[best]) {
+				best = i
+			}
+		}
+		if best < 0 {
+			return f
+		}
+		if cost := 1/float64(f[best]-1) - 1/float64(f[best]); load+cost <= budget {
+			load += cost
+			f[best]--
+			gains[best] = gain(best)
+		} else {
+			gains[best] = 0 // does not fit: the others go on
+		}
+	}
+}
