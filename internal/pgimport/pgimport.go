@@ -29,6 +29,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	_ "modernc.org/sqlite" // the SQLite driver, registered as "sqlite"
 
 	"github.com/strata-crawler/strata/internal/crashpoint"
@@ -67,6 +68,9 @@ var rewrite = map[string]func(cols []string, vals []any){
 		}
 	},
 }
+
+// lockWait is how long a copy waits for another's lock on the database before it gives up.
+var lockWait = 10 * time.Second
 
 // importLock is the advisory lock key of a copy. ('strata-i' in ASCII.)
 const importLock = 0x7374726174612d69
@@ -134,12 +138,19 @@ func Copy(ctx context.Context, src *sql.DB, dst *pgstore.DB, done func(Table)) (
 	}
 	// Rollback after a commit does nothing; after a failure it must still run when ctx is done.
 	defer tx.Rollback(context.WithoutCancel(ctx))
-	var locked bool
-	if err := tx.QueryRow(ctx, "SELECT pg_try_advisory_xact_lock($1)", int64(importLock)).Scan(&locked); err != nil {
+	// The lock is waited for, a while: a copy killed a moment ago holds it until the server notices
+	// its connection is gone and rolls it back, which a loaded server can take seconds to do.
+	if _, err := tx.Exec(ctx, "SET LOCAL lock_timeout = '"+lockWait.String()+"'"); err != nil {
 		return sum, fmt.Errorf("migrate-db: database %s: %w", name, err)
 	}
-	if !locked {
-		return sum, fmt.Errorf("migrate-db: database %s: %w (or one just stopped is still being rolled back); nothing was changed, try again when it ends", name, ErrBusy)
+	if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", int64(importLock)); err != nil {
+		if pe := (*pgconn.PgError)(nil); errors.As(err, &pe) && pe.Code == "55P03" { // lock_not_available
+			return sum, fmt.Errorf("migrate-db: database %s: %w (or one just stopped is still being rolled back) after %s; nothing was changed, try again when it ends", name, ErrBusy, lockWait)
+		}
+		return sum, fmt.Errorf("migrate-db: database %s: %w", name, err)
+	}
+	if _, err := tx.Exec(ctx, "SET LOCAL lock_timeout = 0"); err != nil {
+		return sum, fmt.Errorf("migrate-db: database %s: %w", name, err)
 	}
 	if err := checkEmpty(ctx, tx, name, tables); err != nil {
 		return sum, err

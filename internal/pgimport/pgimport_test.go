@@ -1,12 +1,14 @@
 package pgimport_test
 
 import (
+	"context"
 	"database/sql"
 	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	_ "modernc.org/sqlite"
 
@@ -159,6 +161,48 @@ func TestCopyRefusesWhatPostgreSQLCannotHold(t *testing.T) {
 			}
 			if err := pgimport.CheckTarget(t.Context(), dst); err != nil {
 				t.Errorf("after a refused row: %v", err)
+			}
+		})
+	}
+}
+
+// TestCopyWaitsForTheLock: a copy killed a moment ago keeps its lock until the server notices, which
+// a loaded server can take a while to do; the next copy waits for it rather than failing at once,
+// and gives up with ErrBusy, changing nothing, when it is not let go.
+func TestCopyWaitsForTheLock(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		release bool
+	}{{"released while waiting", true}, {"held", false}} {
+		t.Run(tt.name, func(t *testing.T) {
+			defer pgimport.SetLockWait(2 * time.Second)()
+			dst := target(t)
+			holder, err := dst.Pool().Acquire(t.Context())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer holder.Release()
+			if _, err := holder.Exec(t.Context(), "SELECT pg_advisory_lock($1)", int64(pgimport.ImportLock)); err != nil {
+				t.Fatal(err)
+			}
+			if tt.release {
+				time.AfterFunc(300*time.Millisecond, func() {
+					holder.Exec(context.Background(), "SELECT pg_advisory_unlock($1)", int64(pgimport.ImportLock))
+				})
+			}
+			_, err = pgimport.Copy(t.Context(), history(t), dst, nil)
+			switch {
+			case tt.release && err != nil:
+				t.Fatalf("copy after the lock was let go: %v", err)
+			case !tt.release && !errors.Is(err, pgimport.ErrBusy):
+				t.Fatalf("copy while the lock is held: %v, want ErrBusy", err)
+			}
+			var models int
+			if err := dst.Pool().QueryRow(t.Context(), "SELECT count(*) FROM models").Scan(&models); err != nil {
+				t.Fatal(err)
+			}
+			if want := map[bool]int{true: 1, false: 0}[tt.release]; models != want {
+				t.Errorf("models has %d rows, want %d", models, want)
 			}
 		})
 	}
