@@ -605,7 +605,7 @@ func (db *DB) SetDue(ctx context.Context, due, notDue []int64) error {
 			ids []int64
 			fr  int
 		}{{due, 0}, {notDue, 1}} {
-			st, err := tx.PrepareContext(ctx, `UPDATE urls SET due_tick = `+dueIn("?1")+` WHERE id = ?2 AND `+frOf("due_tick")+` <> ?1`)
+			st, err := tx.PrepareContext(ctx, `UPDATE urls SET due_tick = `+dueIn("?1")+`, hint_deferred = 0 WHERE id = ?2 AND `+frOf("due_tick")+` <> ?1`)
 			if err != nil {
 				return err
 			}

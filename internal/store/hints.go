@@ -201,7 +201,7 @@ func (db *DB) ApplyHints(ctx context.Context, source string, hints []Hint) (know
 func (db *DB) DeferByHint(ctx context.Context, ids []int64, runs int) error {
 	err := db.inTx(ctx, func(tx *sql.Tx) error {
 		for _, id := range ids {
-			if _, err := tx.ExecContext(ctx, `UPDATE urls SET due_tick = `+dueIn("max(fr_max, ?)")+` WHERE id = ? AND `+isDue, runs, runs, id); err != nil {
+			if _, err := tx.ExecContext(ctx, `UPDATE urls SET due_tick = `+dueIn("max(fr_max, ?)")+`, hint_deferred = 1 WHERE id = ? AND `+isDue, runs, runs, id); err != nil {
 				return err
 			}
 		}
@@ -213,15 +213,13 @@ func (db *DB) DeferByHint(ctx context.Context, ids []int64, runs int) error {
 	return nil
 }
 
-// ResumeDeferred puts the active pages of origin (scheme://host[:port]) that its hints deferred back
-// on their own schedule: those waiting more than twice their interval, which only a deferral makes
-// (a phase waits less than one and a half). It is for an origin whose "unchanged" hints no longer
+// ResumeDeferred puts the active pages of origin (scheme://host[:port]) that its hints deferred
+// (urls.hint_deferred) back on their own schedule. It is for an origin whose "unchanged" hints no longer
 // spare fetches, so that a sitemap that stopped moving cannot keep pages waiting the longest
 // interval. It returns how many pages it moved.
 func (db *DB) ResumeDeferred(ctx context.Context, origin, host string) (int, error) {
-	res, err := db.sql.ExecContext(ctx, `UPDATE urls SET due_tick = `+dueIn("fr_max")+`
-		WHERE host = ? AND substr(url, 1, length(?) + 1) = ? || '/' AND state = 'active' AND hint_lastmod IS NOT NULL
-		AND due_tick > `+tickNow+` + 2 * max(fr_max, 1)`, host, origin, origin)
+	res, err := db.sql.ExecContext(ctx, `UPDATE urls SET due_tick = `+dueIn("fr_max")+`, hint_deferred = 0
+		WHERE host = ? AND substr(url, 1, length(?) + 1) = ? || '/' AND state = 'active' AND hint_deferred = 1`, host, origin, origin)
 	if err != nil {
 		return 0, fmt.Errorf("resume the deferred pages of %s: %w", origin, err)
 	}

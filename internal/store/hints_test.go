@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/strata-crawler/strata/frequency"
 	"github.com/strata-crawler/strata/internal/store"
 )
 
@@ -89,9 +90,8 @@ func TestOriginDatesKeepRecentWindow(t *testing.T) {
 	}
 }
 
-// TestResumeDeferred: the pages an origin's hints deferred by the longest interval go back on their
-// own interval when the origin loses the trust; pages waiting no longer than their own schedule
-// allows, and pages no hint named, keep their place.
+// TestResumeDeferred: the pages an origin's hints deferred go back on their own interval when the
+// origin loses the trust; a page the hints did not defer keeps its place.
 func TestResumeDeferred(t *testing.T) {
 	ctx := t.Context()
 	db := mustOpen(t, filepath.Join(t.TempDir(), "s.db"), store.Options{})
@@ -117,8 +117,8 @@ func TestResumeDeferred(t *testing.T) {
 		}
 		return in
 	}
-	// /hinted and /plain deferred by 30 runs; /other waits its own interval, on a phase.
-	if err := db.DeferByHint(ctx, []int64{info("/hinted").ID, info("/plain").ID}, 30); err != nil {
+	// /hinted deferred by 30 runs, /other by 3; /plain left due.
+	if err := db.DeferByHint(ctx, []int64{info("/hinted").ID}, 30); err != nil {
 		t.Fatal(err)
 	}
 	if err := db.DeferByHint(ctx, []int64{info("/other").ID}, 3); err != nil {
@@ -128,10 +128,10 @@ func TestResumeDeferred(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n != 1 {
-		t.Errorf("resumed %d pages, want 1", n)
+	if n != 2 {
+		t.Errorf("resumed %d pages, want 2", n)
 	}
-	for p, want := range map[string]int{"/hinted": 2, "/plain": 30, "/other": 3} {
+	for p, want := range map[string]int{"/hinted": 2, "/plain": 0, "/other": 2} {
 		if got := info(p).Fr; got != want {
 			t.Errorf("%s: fr %d after the resume, want %d", p, got, want)
 		}
@@ -139,8 +139,54 @@ func TestResumeDeferred(t *testing.T) {
 	if n, err := db.ResumeDeferred(ctx, "https://a.example", "a.example"); err != nil || n != 0 {
 		t.Errorf("a second resume moved %d pages (%v), want none", n, err)
 	}
-	if n, err := db.ResumeDeferred(ctx, "https://a.example:8080", "a.example"); err != nil || n != 0 {
-		t.Errorf("another origin on the host moved %d pages (%v), want none", n, err)
+}
+
+// TestApplyPlanKeepsHintDeferrals: the optimal policy's plan puts a page whose countdown is longer
+// than its new interval back on its phase, but not a page a trusted origin's hints deferred: that
+// one waits for its sitemap. Before schema 24 the plan undid every deferral of the run.
+func TestApplyPlanKeepsHintDeferrals(t *testing.T) {
+	ctx := t.Context()
+	db := mustOpen(t, filepath.Join(t.TempDir(), "s.db"), store.Options{})
+	pages := []string{"https://a.example/long", "https://a.example/deferred"}
+	var seeds []store.NewSeed
+	for _, u := range pages {
+		seeds = append(seeds, store.NewSeed{URL: u, Host: "a.example", FrMax: 1})
+	}
+	if _, err := db.AddSeeds(ctx, seeds); err != nil {
+		t.Fatal(err)
+	}
+	run := func() int64 {
+		t.Helper()
+		id, err := db.BeginRun(ctx, time.Now(), 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := db.Countdown(ctx); err != nil {
+			t.Fatal(err)
+		}
+		return id
+	}
+	first := run()
+	for id, next := range map[int64]int{1: 30, 2: 1} {
+		if err := db.RecordFetch(ctx, store.FetchRecord{URLID: id, RunID: first, FetchedAt: time.Now(), Status: 200, NextFr: next}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	second := run()
+	if err := db.DeferByHint(ctx, []int64{2}, 30); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.ApplyPlan(ctx, second, false, []store.PlanEntry{{Bucket: -1, FrMax: 3}}); err != nil {
+		t.Fatal(err)
+	}
+	for u, want := range map[string]int{pages[0]: frequency.Phase(second, frequency.PageKey(pages[0]), 3), pages[1]: 30} {
+		info, err := db.URLInfo(ctx, u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if info.Fr != want {
+			t.Errorf("%s: fr %d after the plan, want %d", u, info.Fr, want)
+		}
 	}
 }
 
@@ -163,5 +209,45 @@ func TestHintFalseAlarmsMigration(t *testing.T) {
 	}
 	if h.Agreed != 9 || h.Disagreed != 5 || h.Announced != 4 || h.Missed != 2 || h.FalseAlarms != 3 {
 		t.Errorf("after the migration: %+v, want 9 agreed, 5 disagreed, 4 announced, 2 missed, 3 false alarms", h)
+	}
+}
+
+// TestHintDeferredMigration: schema 24 marks the pages deferred before it by the sign
+// ResumeDeferred looked for, a countdown of more than twice the interval on a hinted page, so that
+// an origin that loses its trust after the upgrade still gets them back.
+func TestHintDeferredMigration(t *testing.T) {
+	ctx := t.Context()
+	path := filepath.Join(t.TempDir(), "s.db")
+	old := mustOpen(t, path, store.Options{MaxVersion: 23})
+	if _, err := old.AddSeeds(ctx, []store.NewSeed{
+		{URL: "https://a.example/deferred", Host: "a.example", FrMax: 2},
+		{URL: "https://a.example/phase", Host: "a.example", FrMax: 2},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	old.Close()
+	raw := rawDB(t, path)
+	for u, runs := range map[string]int{"https://a.example/deferred": 30, "https://a.example/phase": 3} {
+		if _, err := raw.Exec(`UPDATE urls SET hint_lastmod = '2026-11-01', due_tick = (SELECT tick FROM countdown) + ? WHERE url = ?`, runs, u); err != nil {
+			t.Fatal(err)
+		}
+	}
+	raw.Close()
+	db := mustOpen(t, path, store.Options{})
+	n, err := db.ResumeDeferred(ctx, "https://a.example", "a.example")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != 1 {
+		t.Errorf("resumed %d pages after the migration, want 1", n)
+	}
+	for u, want := range map[string]int{"https://a.example/deferred": 2, "https://a.example/phase": 3} {
+		info, err := db.URLInfo(ctx, u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if info.Fr != want {
+			t.Errorf("%s: fr %d, want %d", u, info.Fr, want)
+		}
 	}
 }

@@ -54,9 +54,10 @@ type PlanEntry struct {
 // ApplyPlan gives every active page of each bucket (and weight class, when weighted) its fr_max
 // (bucket -1: pages without an estimate), and a fixed phase, frequency.Phase of its URL's
 // frequency.PageKey: each run carries about 1/fr_max of every bucket and no run gets a thundering
-// herd. Countdowns already
-// running are kept when they fall inside the new interval; pages crawled in run (or whose countdown
-// is longer than the new interval) are put on their phase after run.
+// herd. Countdowns already running are kept when they fall inside the new interval; pages crawled
+// in run, or whose countdown is longer than the new interval, are put on their phase after run —
+// except pages a trusted origin's hints deferred (urls.hint_deferred), which wait for their
+// sitemap to move, or for the origin to lose its trust (ResumeDeferred).
 func (db *DB) ApplyPlan(ctx context.Context, run int64, weighted bool, plan []PlanEntry) error {
 	class := "0"
 	if weighted {
@@ -81,7 +82,7 @@ func (db *DB) ApplyPlan(ctx context.Context, run int64, weighted bool, plan []Pl
 		// Runs ahead of the next are counted down at their start: a page due in run r' = run + k
 		// needs fr = k now, k in [1, fr_max], with (run + k + key) mod fr_max = 0.
 		_, err := tx.ExecContext(ctx, `UPDATE urls SET due_tick = `+tickNow+` + strata_phase(?1, url, fr_max)
-			WHERE state = 'active' AND (due_tick > `+tickNow+` + fr_max OR id IN (SELECT url_id FROM fetches WHERE run_id = ?1))`, run)
+			WHERE state = 'active' AND ((due_tick > `+tickNow+` + fr_max AND hint_deferred = 0) OR id IN (SELECT url_id FROM fetches WHERE run_id = ?1))`, run)
 		return err
 	})
 	if err != nil {

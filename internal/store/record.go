@@ -97,7 +97,7 @@ const (
 	fetchInsert = `INSERT INTO fetches (url_id, run_id, fetched_at, status, size, content_hash,
 			changed, not_modified, archive_path, error, duration_ms, magnitude, distance, text_mode, lm_age)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
-	urlUpdate = `UPDATE urls SET due_tick = ?, date = ?, last_status = ?, skips = 0, prio = 0,
+	urlUpdate = `UPDATE urls SET due_tick = ?, date = ?, last_status = ?, skips = 0, prio = 0, hint_deferred = 0,
 			site_date = coalesce(?, site_date),
 			size = CASE WHEN ? THEN ? ELSE size END,
 			content_type = coalesce(?, content_type),
