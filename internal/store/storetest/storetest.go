@@ -36,37 +36,156 @@ type Runs interface {
 	FinishRun(ctx context.Context, r store.Run) error
 }
 
-// Run runs the suite. open must return a new, empty store each call, closed by the test's cleanup.
+// The per-role suites below let a backend prove one role at a time. Each takes the role under test
+// and what its tests need to set the scene: seeds, runs, and the fetch records that move a URL out
+// of the due set (no frontier test can do without them). A method a test needs from a role not its
+// own is named on its own, so a backend implements it early without the whole of that role.
+
+// FrontierRoles is what the frontier's tests need.
+type FrontierRoles interface {
+	crawler.Frontier
+	crawler.FetchRecorder
+	Seeds
+	Runs
+	URLsPerHost(ctx context.Context) (map[string]int, error)
+}
+
+// RecorderRoles is what the recorder's tests need.
+type RecorderRoles interface {
+	FrontierRoles
+	crawler.Recorder
+	BlockedURLs(ctx context.Context, host string) ([]store.BlockedURL, error)
+}
+
+// RobotsRoles is what the robots cache's tests need.
+type RobotsRoles interface {
+	crawler.RobotsStore
+}
+
+// PoliteRoles is what the politeness tests need.
+type PoliteRoles interface {
+	FrontierRoles
+	crawler.PoliteStore
+}
+
+// SelectiveRoles is what the selective rule's tests need.
+type SelectiveRoles interface {
+	FrontierRoles
+	crawler.SelectiveStore
+}
+
+// TrapRoles is what the trap defences' tests need.
+type TrapRoles interface {
+	RecorderRoles
+	crawler.TrapStore
+}
+
+// HintRoles is what the hints' tests need.
+type HintRoles interface {
+	FrontierRoles
+	crawler.HintStore
+	SaveRobots(ctx context.Context, r store.Robots) error
+}
+
+// BudgetRoles is what the budget's tests need.
+type BudgetRoles interface {
+	RecorderRoles
+	crawler.BudgetStore
+	crawler.ReleaseDayStore
+}
+
+// RunRoles is what the runs' tests need.
+type RunRoles interface {
+	Runs
+	crawler.RunStore
+}
+
+// suite is one role's named subtests over the store type S that role needs.
+type suite[S any] []struct {
+	name string
+	test func(*testing.T, S)
+}
+
+func (s suite[S]) run(t *testing.T, open func(t *testing.T) S) {
+	for _, tt := range s {
+		t.Run(tt.name, func(t *testing.T) { tt.test(t, open(t)) })
+	}
+}
+
+// Run runs the whole suite. open must return a new, empty store each call, closed by the test's
+// cleanup.
 func Run(t *testing.T, open func(t *testing.T) Roles) {
-	for _, tt := range []struct {
-		name string
-		test func(*testing.T, Roles)
-	}{
+	RunFrontier(t, func(t *testing.T) FrontierRoles { return open(t) })
+	RunRecorder(t, func(t *testing.T) RecorderRoles { return open(t) })
+	RunRobots(t, func(t *testing.T) RobotsRoles { return open(t) })
+	RunSelective(t, func(t *testing.T) SelectiveRoles { return open(t) })
+	RunHints(t, func(t *testing.T) HintRoles { return open(t) })
+	RunTraps(t, func(t *testing.T) TrapRoles { return open(t) })
+	RunPoliteness(t, func(t *testing.T) PoliteRoles { return open(t) })
+	RunBudget(t, func(t *testing.T) BudgetRoles { return open(t) })
+	RunRuns(t, func(t *testing.T) RunRoles { return open(t) })
+}
+
+// RunFrontier runs the frontier's subtests (crawler.Frontier).
+func RunFrontier(t *testing.T, open func(t *testing.T) FrontierRoles) {
+	suite[FrontierRoles]{
 		{"Frontier/SeedsAreDue", testSeedsAreDue},
 		{"Frontier/NextDueMovesOn", testNextDueMovesOn},
 		{"Frontier/Discover", testDiscover},
 		{"Frontier/Enqueue", testEnqueue},
 		{"Frontier/SetDue", testSetDue},
 		{"Frontier/Candidates", testCandidates},
+	}.run(t, open)
+}
+
+// RunRecorder runs the recorder's subtests (crawler.Recorder).
+func RunRecorder(t *testing.T, open func(t *testing.T) RecorderRoles) {
+	suite[RecorderRoles]{
 		{"Recorder/RecordFetches", testRecordFetches},
 		{"Recorder/SetState", testSetState},
-		{"Robots", testRobots},
-		{"Selective", testSelective},
-		{"Hints", testHints},
-		{"Traps", testTraps},
-		{"Politeness", testPoliteness},
-		{"Budget", testBudget},
-		{"Runs", testRuns},
-	} {
-		t.Run(tt.name, func(t *testing.T) { tt.test(t, open(t)) })
-	}
+	}.run(t, open)
+}
+
+// RunRobots runs the robots cache's subtests (crawler.RobotsStore).
+func RunRobots(t *testing.T, open func(t *testing.T) RobotsRoles) {
+	suite[RobotsRoles]{{"Robots", testRobots}}.run(t, open)
+}
+
+// RunSelective runs the selective rule's subtests (crawler.SelectiveStore).
+func RunSelective(t *testing.T, open func(t *testing.T) SelectiveRoles) {
+	suite[SelectiveRoles]{{"Selective", testSelective}}.run(t, open)
+}
+
+// RunHints runs the hints' subtests (crawler.HintStore).
+func RunHints(t *testing.T, open func(t *testing.T) HintRoles) {
+	suite[HintRoles]{{"Hints", testHints}}.run(t, open)
+}
+
+// RunTraps runs the trap defences' subtests (crawler.TrapStore).
+func RunTraps(t *testing.T, open func(t *testing.T) TrapRoles) {
+	suite[TrapRoles]{{"Traps", testTraps}}.run(t, open)
+}
+
+// RunPoliteness runs the politeness subtests (crawler.PoliteStore).
+func RunPoliteness(t *testing.T, open func(t *testing.T) PoliteRoles) {
+	suite[PoliteRoles]{{"Politeness", testPoliteness}}.run(t, open)
+}
+
+// RunBudget runs the budget's subtests (crawler.BudgetStore, crawler.ReleaseDayStore).
+func RunBudget(t *testing.T, open func(t *testing.T) BudgetRoles) {
+	suite[BudgetRoles]{{"Budget", testBudget}}.run(t, open)
+}
+
+// RunRuns runs the runs' subtests (crawler.RunStore).
+func RunRuns(t *testing.T, open func(t *testing.T) RunRoles) {
+	suite[RunRoles]{{"Runs", testRuns}}.run(t, open)
 }
 
 // day0 is the suite's clock: runs start at day0 and a day apart.
 var day0 = time.Date(2026, 3, 2, 4, 0, 0, 0, time.UTC)
 
 // seed adds the URLs as seeds, each on its own host, waiting one run between crawls.
-func seed(t *testing.T, st Roles, urls ...string) {
+func seed(t *testing.T, st Seeds, urls ...string) {
 	t.Helper()
 	seeds := make([]store.NewSeed, len(urls))
 	for i, raw := range urls {
@@ -82,7 +201,7 @@ func seed(t *testing.T, st Roles, urls ...string) {
 }
 
 // begin begins run n (1-based) of the suite's clock and returns its id and start.
-func begin(t *testing.T, st Roles, n int) (int64, time.Time) {
+func begin(t *testing.T, st Runs, n int) (int64, time.Time) {
 	t.Helper()
 	start := day0.AddDate(0, 0, n-1)
 	id, err := st.BeginRun(t.Context(), start, 0)
@@ -93,7 +212,7 @@ func begin(t *testing.T, st Roles, n int) (int64, time.Time) {
 }
 
 // next returns the next due URL of host in run, failing the test if there is none.
-func next(t *testing.T, st Roles, run int64, host string) *store.DueURL {
+func next(t *testing.T, st crawler.Frontier, run int64, host string) *store.DueURL {
 	t.Helper()
 	u, err := st.NextDue(t.Context(), store.DueQuery{Hosts: []string{host}, Run: run})
 	if err != nil {
@@ -103,7 +222,7 @@ func next(t *testing.T, st Roles, run int64, host string) *store.DueURL {
 }
 
 // noneDue fails the test unless host has no due URL in run.
-func noneDue(t *testing.T, st Roles, run int64, host string) {
+func noneDue(t *testing.T, st crawler.Frontier, run int64, host string) {
 	t.Helper()
 	u, err := st.NextDue(t.Context(), store.DueQuery{Hosts: []string{host}, Run: run})
 	if !errors.Is(err, store.ErrNotFound) {
@@ -112,7 +231,7 @@ func noneDue(t *testing.T, st Roles, run int64, host string) {
 }
 
 // fetched records a 200 answer for u in run at, with a new content hash, waiting frMax runs.
-func fetched(t *testing.T, st Roles, u *store.DueURL, run int64, at time.Time, changed bool) {
+func fetched(t *testing.T, st crawler.FetchRecorder, u *store.DueURL, run int64, at time.Time, changed bool) {
 	t.Helper()
 	rec := store.FetchRecord{URLID: u.ID, RunID: run, FetchedAt: at, Status: 200, Size: 10, ContentType: "text/html",
 		ContentHash: "h-" + at.Format(time.RFC3339), Changed: changed, Magnitude: -1, NextFr: max(u.FrMax, 1),
@@ -122,7 +241,7 @@ func fetched(t *testing.T, st Roles, u *store.DueURL, run int64, at time.Time, c
 	}
 }
 
-func testSeedsAreDue(t *testing.T, st Roles) {
+func testSeedsAreDue(t *testing.T, st FrontierRoles) {
 	ctx := t.Context()
 	seed(t, st, "http://a.test/", "http://a.test/x", "http://b.test/")
 	hosts, err := st.SeedHosts(ctx)
@@ -156,7 +275,7 @@ func testSeedsAreDue(t *testing.T, st Roles) {
 	}
 }
 
-func testNextDueMovesOn(t *testing.T, st Roles) {
+func testNextDueMovesOn(t *testing.T, st FrontierRoles) {
 	seed(t, st, "http://a.test/", "http://a.test/x")
 	if _, _, err := st.Countdown(t.Context()); err != nil {
 		t.Fatal(err)
@@ -182,7 +301,7 @@ func testNextDueMovesOn(t *testing.T, st Roles) {
 	}
 }
 
-func testDiscover(t *testing.T, st Roles) {
+func testDiscover(t *testing.T, st FrontierRoles) {
 	ctx := t.Context()
 	seed(t, st, "http://a.test/")
 	if _, _, err := st.Countdown(ctx); err != nil {
@@ -223,7 +342,7 @@ func testDiscover(t *testing.T, st Roles) {
 	}
 }
 
-func testEnqueue(t *testing.T, st Roles) {
+func testEnqueue(t *testing.T, st FrontierRoles) {
 	ctx := t.Context()
 	run, start := begin(t, st, 1)
 	nu := store.NewURL{URL: "http://a.test/r", Host: "a.test", FrMax: 3}
@@ -250,7 +369,7 @@ func testEnqueue(t *testing.T, st Roles) {
 	}
 }
 
-func testSetDue(t *testing.T, st Roles) {
+func testSetDue(t *testing.T, st FrontierRoles) {
 	ctx := t.Context()
 	seed(t, st, "http://a.test/", "http://b.test/")
 	if _, _, err := st.Countdown(ctx); err != nil {
@@ -276,7 +395,7 @@ func testSetDue(t *testing.T, st Roles) {
 	}
 }
 
-func testCandidates(t *testing.T, st Roles) {
+func testCandidates(t *testing.T, st FrontierRoles) {
 	ctx := t.Context()
 	seed(t, st, "http://a.test/", "http://a.test/y")
 	if _, _, err := st.Countdown(ctx); err != nil {
@@ -325,7 +444,7 @@ func testCandidates(t *testing.T, st Roles) {
 	}
 }
 
-func testRecordFetches(t *testing.T, st Roles) {
+func testRecordFetches(t *testing.T, st RecorderRoles) {
 	ctx := t.Context()
 	seed(t, st, "http://a.test/", "http://a.test/z")
 	if _, _, err := st.Countdown(ctx); err != nil {
@@ -358,7 +477,7 @@ func testRecordFetches(t *testing.T, st Roles) {
 	}
 }
 
-func testSetState(t *testing.T, st Roles) {
+func testSetState(t *testing.T, st RecorderRoles) {
 	ctx := t.Context()
 	seed(t, st, "http://a.test/", "http://a.test/private")
 	if _, _, err := st.Countdown(ctx); err != nil {
@@ -389,7 +508,7 @@ func testSetState(t *testing.T, st Roles) {
 	}
 }
 
-func testRobots(t *testing.T, st Roles) {
+func testRobots(t *testing.T, st RobotsRoles) {
 	ctx := t.Context()
 	if r, err := st.RobotsCache(ctx, "http://a.test"); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("RobotsCache(never fetched) = %+v, %v; want an error wrapping ErrNotFound", r, err)
@@ -419,7 +538,7 @@ func testRobots(t *testing.T, st Roles) {
 	}
 }
 
-func testSelective(t *testing.T, st Roles) {
+func testSelective(t *testing.T, st SelectiveRoles) {
 	ctx := t.Context()
 	seed(t, st, "http://a.test/")
 	if _, _, err := st.Countdown(ctx); err != nil {
@@ -480,7 +599,7 @@ func testSelective(t *testing.T, st Roles) {
 	}
 }
 
-func testHints(t *testing.T, st Roles) {
+func testHints(t *testing.T, st HintRoles) {
 	ctx := t.Context()
 	const origin = "http://a.test"
 	if h, err := st.HostHints(ctx, origin); err != nil || !h.ReadAt.IsZero() || len(h.Feeds) != 0 || h.Agreed != 0 {
@@ -547,7 +666,7 @@ func testHints(t *testing.T, st Roles) {
 	}
 }
 
-func testTraps(t *testing.T, st Roles) {
+func testTraps(t *testing.T, st TrapRoles) {
 	ctx := t.Context()
 	seed(t, st, "http://a.test/")
 	if _, err := st.Discover(ctx, []store.NewURL{
@@ -602,7 +721,7 @@ func testTraps(t *testing.T, st Roles) {
 	}
 }
 
-func testPoliteness(t *testing.T, st Roles) {
+func testPoliteness(t *testing.T, st PoliteRoles) {
 	ctx := t.Context()
 	last, nxt := day0.Add(time.Hour), day0.Add(time.Hour+10*time.Second)
 	if err := st.SaveHostGaps(ctx, []store.HostGap{{Host: "a.test", LastEnd: last, Next: nxt, CrawlDelay: 5 * time.Second}}); err != nil {
@@ -658,7 +777,7 @@ func gapOf(gs []store.HostGap, host string) *store.HostGap {
 	return nil
 }
 
-func testBudget(t *testing.T, st Roles) {
+func testBudget(t *testing.T, st BudgetRoles) {
 	ctx := t.Context()
 	seed(t, st, "http://a.test/", "http://a.test/b", "http://a.test/c")
 	if _, _, err := st.Countdown(ctx); err != nil {
@@ -688,7 +807,7 @@ func testBudget(t *testing.T, st Roles) {
 	}
 }
 
-func testRuns(t *testing.T, st Roles) {
+func testRuns(t *testing.T, st RunRoles) {
 	ctx := t.Context()
 	if runs, err := st.RecentRuns(ctx, 5); err != nil || len(runs) != 0 {
 		t.Fatalf("RecentRuns(no run) = %+v, %v; want none", runs, err)
