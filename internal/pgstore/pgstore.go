@@ -19,6 +19,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -88,7 +89,8 @@ const migrateLock = 0x737472617461
 // DB is strata's PostgreSQL database. It is safe for concurrent use.
 type DB struct {
 	pool *pgxpool.Pool
-	name string // the URL without its password, for messages
+	name string           // the URL without its password, for messages
+	now  func() time.Time // the clock of added_at and updated_at
 }
 
 // Open connects to the database rawURL names (postgres://…), brings its schema up to date, and
@@ -121,7 +123,7 @@ func Connect(ctx context.Context, rawURL string) (*DB, error) {
 		pool.Close()
 		return nil, fmt.Errorf("database %s: cannot connect: %w", name, cause(err))
 	}
-	return &DB{pool: pool, name: name}, nil
+	return &DB{pool: pool, name: name, now: time.Now}, nil
 }
 
 // cause picks out of a connection error what the user can act on: the network error (refused,
