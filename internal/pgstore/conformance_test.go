@@ -23,4 +23,6 @@ func open(t *testing.T) *pgstore.DB {
 // pgstore implements them.
 func TestConformance(t *testing.T) {
 	storetest.RunFrontier(t, func(t *testing.T) storetest.FrontierRoles { return open(t) })
+	storetest.RunRecorder(t, func(t *testing.T) storetest.RecorderRoles { return open(t) })
+	storetest.RunRobots(t, func(t *testing.T) storetest.RobotsRoles { return open(t) })
 }

@@ -130,3 +130,26 @@ func recordOne(ctx context.Context, tx pgx.Tx, tick int64, r store.FetchRecord) 
 		btoi(r.DateCheck > 0), btoi(r.DateCheck < 0))
 	return err
 }
+
+var _ crawler.Recorder = (*DB)(nil)
+
+// RecentStatuses returns the HTTP statuses of a URL's last n fetches, newest first.
+func (db *DB) RecentStatuses(ctx context.Context, urlID int64, n int) ([]int, error) {
+	rows, err := db.pool.Query(ctx, `SELECT status FROM fetches WHERE url_id = $1 ORDER BY id DESC LIMIT $2`, urlID, n)
+	if err != nil {
+		return nil, fmt.Errorf("recent statuses of URL %d: %w", urlID, err)
+	}
+	out, err := pgx.CollectRows(rows, pgx.RowTo[int])
+	if err != nil {
+		return nil, fmt.Errorf("recent statuses of URL %d: %w", urlID, err)
+	}
+	return out, nil
+}
+
+// SetState changes a URL's state without a fetch (robots.txt forbids it, a filter rejects it).
+func (db *DB) SetState(ctx context.Context, urlID int64, state string) error {
+	if _, err := db.exec(ctx, `UPDATE urls SET state = $1 WHERE id = $2`, state, urlID); err != nil {
+		return fmt.Errorf("set state of URL %d to %s: %w", urlID, state, err)
+	}
+	return nil
+}
