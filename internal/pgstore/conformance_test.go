@@ -25,4 +25,5 @@ func TestConformance(t *testing.T) {
 	storetest.RunFrontier(t, func(t *testing.T) storetest.FrontierRoles { return open(t) })
 	storetest.RunRecorder(t, func(t *testing.T) storetest.RecorderRoles { return open(t) })
 	storetest.RunRobots(t, func(t *testing.T) storetest.RobotsRoles { return open(t) })
+	storetest.RunPoliteness(t, func(t *testing.T) storetest.PoliteRoles { return open(t) })
 }
