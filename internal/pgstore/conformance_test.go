@@ -26,4 +26,5 @@ func TestConformance(t *testing.T) {
 	storetest.RunRecorder(t, func(t *testing.T) storetest.RecorderRoles { return open(t) })
 	storetest.RunRobots(t, func(t *testing.T) storetest.RobotsRoles { return open(t) })
 	storetest.RunPoliteness(t, func(t *testing.T) storetest.PoliteRoles { return open(t) })
+	storetest.RunSelective(t, func(t *testing.T) storetest.SelectiveRoles { return open(t) })
 }
