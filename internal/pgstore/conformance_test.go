@@ -27,4 +27,5 @@ func TestConformance(t *testing.T) {
 	storetest.RunRobots(t, func(t *testing.T) storetest.RobotsRoles { return open(t) })
 	storetest.RunPoliteness(t, func(t *testing.T) storetest.PoliteRoles { return open(t) })
 	storetest.RunSelective(t, func(t *testing.T) storetest.SelectiveRoles { return open(t) })
+	storetest.RunTraps(t, func(t *testing.T) storetest.TrapRoles { return open(t) })
 }
