@@ -188,4 +188,3 @@ func (db *DB) ReleaseTrapRule(ctx context.Context, rule int64) (hosts []string, 
 	}
 	return hosts, due, nil
 }
-
