@@ -28,4 +28,5 @@ func TestConformance(t *testing.T) {
 	storetest.RunPoliteness(t, func(t *testing.T) storetest.PoliteRoles { return open(t) })
 	storetest.RunSelective(t, func(t *testing.T) storetest.SelectiveRoles { return open(t) })
 	storetest.RunTraps(t, func(t *testing.T) storetest.TrapRoles { return open(t) })
+	storetest.RunHints(t, func(t *testing.T) storetest.HintRoles { return open(t) })
 }
