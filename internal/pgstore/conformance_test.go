@@ -29,4 +29,5 @@ func TestConformance(t *testing.T) {
 	storetest.RunSelective(t, func(t *testing.T) storetest.SelectiveRoles { return open(t) })
 	storetest.RunTraps(t, func(t *testing.T) storetest.TrapRoles { return open(t) })
 	storetest.RunHints(t, func(t *testing.T) storetest.HintRoles { return open(t) })
+	storetest.RunBudget(t, func(t *testing.T) storetest.BudgetRoles { return open(t) })
 }

@@ -173,7 +173,10 @@ func RunPoliteness(t *testing.T, open func(t *testing.T) PoliteRoles) {
 
 // RunBudget runs the budget's subtests (crawler.BudgetStore, crawler.ReleaseDayStore).
 func RunBudget(t *testing.T, open func(t *testing.T) BudgetRoles) {
-	suite[BudgetRoles]{{"Budget", testBudget}}.run(t, open)
+	suite[BudgetRoles]{
+		{"Budget", testBudget},
+		{"Budget/Order", testBudgetOrder},
+	}.run(t, open)
 }
 
 // RunRuns runs the runs' subtests (crawler.RunStore).
@@ -804,6 +807,55 @@ func testBudget(t *testing.T, st BudgetRoles) {
 	}
 	if err := st.SaveRunDomains(ctx, run, []store.RunDomain{{Domain: "a.test", Fetched: 3, Changed: 1, Expected: 0.5}}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// testBudgetOrder: Prioritize ranks the due pages by the cost of leaving them stale, half the days
+// since their last fetch times their weight plus c, and the weight is the seed's priority for a
+// page nobody links to; NextDue hands them out most costly first.
+func testBudgetOrder(t *testing.T, st BudgetRoles) {
+	ctx := t.Context()
+	var seeds []store.NewSeed
+	for _, s := range []struct {
+		path     string
+		priority float64
+	}{{"a", 1}, {"b", 1}, {"c", 8}} {
+		seeds = append(seeds, store.NewSeed{URL: "http://x.test/" + s.path, Host: "x.test", FrMax: 1, Priority: s.priority})
+	}
+	if _, err := st.AddSeeds(ctx, seeds); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := st.Countdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	run, _ := begin(t, st, 1)
+	// a was fetched 4 days before the ranking, b and c 2 days: prio a = ½·4·1.1 = 2.2,
+	// b = ½·2·1.1 = 1.1, c = ½·2·8.1 = 8.1.
+	fetchedAt := map[string]time.Time{"http://x.test/a": day0, "http://x.test/b": day0.AddDate(0, 0, 2), "http://x.test/c": day0.AddDate(0, 0, 2)}
+	for range 3 {
+		u := next(t, st, run, "x.test")
+		fetched(t, st, u, run, fetchedAt[u.URL], false)
+	}
+	if _, _, err := st.Countdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := st.UpdateWeights(ctx); err != nil || n != 1 {
+		t.Errorf("UpdateWeights = %d, %v; want 1, the page of the seed of priority 8", n, err)
+	}
+	if n, err := st.Prioritize(ctx, day0.AddDate(0, 0, 4), 0.1, nil); err != nil || n != 3 {
+		t.Fatalf("Prioritize = %d, %v; want 3", n, err)
+	}
+	run2, _ := begin(t, st, 2)
+	var order []string
+	for range 3 {
+		u := next(t, st, run2, "x.test")
+		order = append(order, u.URL)
+		if err := st.SetState(ctx, u.ID, "filtered"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if want := []string{"http://x.test/c", "http://x.test/a", "http://x.test/b"}; !slices.Equal(order, want) {
+		t.Errorf("NextDue after Prioritize handed out %v; want %v", order, want)
 	}
 }
 
