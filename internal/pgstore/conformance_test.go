@@ -19,15 +19,7 @@ func open(t *testing.T) *pgstore.DB {
 	return db
 }
 
-// TestConformance runs the store roles' conformance suite against PostgreSQL, role by role as
-// pgstore implements them.
+// TestConformance runs the store roles' whole conformance suite against PostgreSQL.
 func TestConformance(t *testing.T) {
-	storetest.RunFrontier(t, func(t *testing.T) storetest.FrontierRoles { return open(t) })
-	storetest.RunRecorder(t, func(t *testing.T) storetest.RecorderRoles { return open(t) })
-	storetest.RunRobots(t, func(t *testing.T) storetest.RobotsRoles { return open(t) })
-	storetest.RunPoliteness(t, func(t *testing.T) storetest.PoliteRoles { return open(t) })
-	storetest.RunSelective(t, func(t *testing.T) storetest.SelectiveRoles { return open(t) })
-	storetest.RunTraps(t, func(t *testing.T) storetest.TrapRoles { return open(t) })
-	storetest.RunHints(t, func(t *testing.T) storetest.HintRoles { return open(t) })
-	storetest.RunBudget(t, func(t *testing.T) storetest.BudgetRoles { return open(t) })
+	storetest.Run(t, func(t *testing.T) storetest.Roles { return open(t) })
 }

@@ -429,3 +429,6 @@ func (db *DB) DueSplit(ctx context.Context) (newDue, known int, err error) {
 func (db *DB) URLsPerHost(ctx context.Context) (map[string]int, error) {
 	return db.hostCounts(ctx, "URLs per host", `SELECT host, count(*) FROM urls GROUP BY host`)
 }
+
+// The whole of what a run cycle needs.
+var _ crawler.CycleStore = (*DB)(nil)

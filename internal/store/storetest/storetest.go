@@ -8,12 +8,15 @@ package storetest
 import (
 	"context"
 	"errors"
+	"fmt"
+	"math"
 	"net/url"
 	"slices"
 	"testing"
 	"time"
 
 	"github.com/strata-crawler/strata/crawler"
+	"github.com/strata-crawler/strata/frequency"
 	"github.com/strata-crawler/strata/internal/store"
 )
 
@@ -124,6 +127,7 @@ func Run(t *testing.T, open func(t *testing.T) Roles) {
 	RunPoliteness(t, func(t *testing.T) PoliteRoles { return open(t) })
 	RunBudget(t, func(t *testing.T) BudgetRoles { return open(t) })
 	RunRuns(t, func(t *testing.T) RunRoles { return open(t) })
+	RunCycle(t, open)
 }
 
 // RunFrontier runs the frontier's subtests (crawler.Frontier).
@@ -158,7 +162,10 @@ func RunSelective(t *testing.T, open func(t *testing.T) SelectiveRoles) {
 
 // RunHints runs the hints' subtests (crawler.HintStore).
 func RunHints(t *testing.T, open func(t *testing.T) HintRoles) {
-	suite[HintRoles]{{"Hints", testHints}}.run(t, open)
+	suite[HintRoles]{
+		{"Hints", testHints},
+		{"Hints/Windows", testHintWindows},
+	}.run(t, open)
 }
 
 // RunTraps runs the trap defences' subtests (crawler.TrapStore).
@@ -176,6 +183,20 @@ func RunBudget(t *testing.T, open func(t *testing.T) BudgetRoles) {
 	suite[BudgetRoles]{
 		{"Budget", testBudget},
 		{"Budget/Order", testBudgetOrder},
+	}.run(t, open)
+}
+
+// RunCycle runs the subtests of the roles around the crawl stage: recalc (crawler.RecalcStore), the
+// optimal plan (crawler.OptimizeStore), links (crawler.LinkStore), release days
+// (crawler.ReleaseStore), models (crawler.ModelStore) and the origins' dates.
+func RunCycle(t *testing.T, open func(t *testing.T) Roles) {
+	suite[Roles]{
+		{"Recalc", testRecalc},
+		{"Plan", testPlan},
+		{"Links", testLinks},
+		{"ReleaseDays", testReleaseDays},
+		{"Models", testModels},
+		{"OriginDates", testOriginDates},
 	}.run(t, open)
 }
 
@@ -884,5 +905,255 @@ func testRuns(t *testing.T, st RunRoles) {
 	}
 	if runs, err := st.RecentRuns(ctx, 1); err != nil || len(runs) != 1 || runs[0].ID != second {
 		t.Errorf("RecentRuns(1) = %+v, %v; want run %d alone", runs, err, second)
+	}
+}
+
+// testHintWindows: an origin's hint counts live in windows (store.HintObservations for agreed and
+// disagreed, store.HintChecks for the rest): when a window's total with the new observation reaches
+// it, the stored counts are halved, with integer division, before the new one is added.
+func testHintWindows(t *testing.T, st HintRoles) {
+	ctx := t.Context()
+	const origin = "http://a.test"
+	var want store.HostHints
+	for i := range 90 {
+		agreed, changed := i%4 != 1, i%3 != 0
+		if err := st.ObserveHint(ctx, origin, "a.test", agreed, changed); err != nil {
+			t.Fatal(err)
+		}
+		a, d := btoi(agreed), btoi(!agreed)
+		an, mi, fa := btoi(changed && agreed), btoi(changed && !agreed), btoi(!changed && !agreed)
+		if want.Agreed+want.Disagreed+1 >= store.HintObservations {
+			want.Agreed, want.Disagreed = want.Agreed/2, want.Disagreed/2
+		}
+		if want.Announced+want.Missed+want.FalseAlarms+an+mi+fa >= store.HintChecks {
+			want.Announced, want.Missed, want.FalseAlarms = want.Announced/2, want.Missed/2, want.FalseAlarms/2
+		}
+		want.Agreed, want.Disagreed = want.Agreed+a, want.Disagreed+d
+		want.Announced, want.Missed, want.FalseAlarms = want.Announced+an, want.Missed+mi, want.FalseAlarms+fa
+	}
+	got, err := st.HostHints(ctx, origin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Agreed != want.Agreed || got.Disagreed != want.Disagreed || got.Announced != want.Announced ||
+		got.Missed != want.Missed || got.FalseAlarms != want.FalseAlarms {
+		t.Errorf("HostHints after 90 observations = %+v; want %+v", got, want)
+	}
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// crawled seeds a.test's pages and fetches each in run 1, the first one changed and stored; it
+// returns run 1, its start and the pages by URL.
+func crawled(t *testing.T, st Roles, urls ...string) (int64, time.Time, map[string]*store.DueURL) {
+	t.Helper()
+	seed(t, st, urls...)
+	if _, _, err := st.Countdown(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	run, start := begin(t, st, 1)
+	pages := map[string]*store.DueURL{}
+	for range urls {
+		u := next(t, st, run, "a.test")
+		pages[u.URL] = u
+		i := slices.Index(urls, u.URL)
+		rec := store.FetchRecord{URLID: u.ID, RunID: run, FetchedAt: start.Add(time.Duration(i+1) * time.Minute), Status: 200,
+			ContentHash: fmt.Sprintf("h%d", i), Changed: i == 0, Magnitude: -1, NextFr: 1}
+		if i == 0 {
+			rec.ArchivePath = "a.test/v1"
+		}
+		if err := st.RecordFetch(t.Context(), rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return run, start, pages
+}
+
+// testRecalc: RunHistories gives every page fetched in the run its records, the same from the
+// pages' rows (a limit up to store.RecentCap) as from the fetch history; SetFrMax restarts a page's
+// countdown from its new interval and stores its rate, which BucketLoads then counts.
+func testRecalc(t *testing.T, st Roles) {
+	ctx := t.Context()
+	run, _, pages := crawled(t, st, "http://a.test/", "http://a.test/b")
+	a, b := pages["http://a.test/"], pages["http://a.test/b"]
+	histories := func(limit int) []store.PageHistory {
+		var hs []store.PageHistory
+		if err := st.RunHistories(ctx, run, limit, func(h store.PageHistory) error {
+			hs = append(hs, h)
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return hs
+	}
+	rows, fetches := histories(10), histories(store.RecentCap+1)
+	for _, hs := range [][]store.PageHistory{rows, fetches} {
+		if len(hs) != 2 || hs[0].URLID != a.ID || hs[1].URLID != b.ID || hs[0].URL != a.URL || hs[0].FrMax != 1 ||
+			len(hs[0].Records) != 1 || hs[0].Records[0] != (store.Record{Run: run, Changed: true}) ||
+			len(hs[1].Records) != 1 || hs[1].Records[0] != (store.Record{Run: run}) {
+			t.Errorf("RunHistories = %+v; want %d with a changed record of run %d, then %d unchanged", hs, a.ID, run, b.ID)
+		}
+	}
+	if err := st.SetFrMax(ctx, []store.FrMaxUpdate{{URLID: a.ID, FrMax: 3, Was: 1, Rate: 0.2, Bucket: 7}, {URLID: b.ID, FrMax: 1, Was: 1, Rate: -1}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.SetFrMax(ctx, []store.FrMaxUpdate{{URLID: a.ID, FrMax: 0}}); err == nil {
+		t.Error("SetFrMax(fr_max 0) succeeded")
+	}
+	if due, waiting, err := st.Countdown(ctx); err != nil || due != 1 || waiting != 1 {
+		t.Errorf("Countdown after SetFrMax(a: 3) = %d due, %d waiting, %v; want 1, 1", due, waiting, err)
+	}
+	loads, err := st.BucketLoads(ctx, false)
+	want := []store.BucketLoad{{Bucket: -1, Pages: 1, Weight: 1, PerRun: 1}, {Bucket: 7, Pages: 1, Rate: 0.2, Weight: 1, PerRun: 1.0 / 3}}
+	if err != nil || len(loads) != 2 || loads[0] != want[0] || loads[1].Bucket != 7 || loads[1].Pages != 1 ||
+		math.Abs(loads[1].Rate-0.2) > 1e-12 || math.Abs(loads[1].PerRun-1.0/3) > 1e-12 {
+		t.Errorf("BucketLoads = %+v, %v; want %+v", loads, err, want)
+	}
+}
+
+// testPlan: ApplyPlan gives a bucket's pages the plan's interval and puts the pages crawled in the
+// run on their phase, frequency.Phase of their URL's frequency.PageKey; weighted, it matches pages
+// by weight class too.
+func testPlan(t *testing.T, st Roles) {
+	ctx := t.Context()
+	run, _, pages := crawled(t, st, "http://a.test/", "http://a.test/b")
+	b := pages["http://a.test/b"]
+	if err := st.ApplyPlan(ctx, run, true, []store.PlanEntry{{Bucket: -1, Class: 1, FrMax: 9}}); err != nil {
+		t.Fatal(err)
+	}
+	if loads, err := st.BucketLoads(ctx, true); err != nil || len(loads) != 1 || loads[0].PerRun != 2 {
+		t.Errorf("BucketLoads after a plan for weight class 1 = %+v, %v; want the 2 pages of class 0 at fr_max 1", loads, err)
+	}
+	if err := st.ApplyPlan(ctx, run, false, []store.PlanEntry{{Bucket: -1, Class: 0, FrMax: 4}}); err != nil {
+		t.Fatal(err)
+	}
+	if loads, err := st.BucketLoads(ctx, false); err != nil || len(loads) != 1 || loads[0].PerRun != 0.5 {
+		t.Errorf("BucketLoads after the plan = %+v, %v; want the 2 pages at fr_max 4", loads, err)
+	}
+	want := frequency.Phase(run, frequency.PageKey(b.URL), 4)
+	for n := 1; n <= 8; n++ {
+		if _, _, err := st.Countdown(ctx); err != nil {
+			t.Fatal(err)
+		}
+		among, err := st.DueAmong(ctx, []int64{b.ID})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if due := among["a.test"] == 1; due != (n >= want) {
+			t.Fatalf("after %d countdowns %s is due: %v; want due from countdown %d, frequency.Phase", n, b.URL, due, want)
+		}
+	}
+}
+
+// testLinks: RunPages lists the pages of a run with the version it stored; SaveLinks records a
+// page's links, resolving those to known URLs, which weigh in UpdateWeights; AddURLs inserts only
+// the URLs not known.
+func testLinks(t *testing.T, st Roles) {
+	ctx := t.Context()
+	run, _, pages := crawled(t, st, "http://a.test/", "http://a.test/b")
+	a, b := pages["http://a.test/"], pages["http://a.test/b"]
+	rp, err := st.RunPages(ctx, run)
+	if err != nil || len(rp) != 2 || rp[0].URLID != a.ID || rp[0].Stored != "a.test/v1" || rp[0].RootID != a.ID ||
+		rp[1].URLID != b.ID || rp[1].Stored != "" || rp[1].URL != b.URL {
+		t.Errorf("RunPages = %+v, %v; want %d stored as a.test/v1, %d stored nothing", rp, err, a.ID, b.ID)
+	}
+	if err := st.SaveLinks(ctx, a.ID, run, []store.Link{{ToURL: b.URL, Internal: true}, {ToURL: "http://z.test/"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.CarryLinks(ctx, a.ID, run); err != nil {
+		t.Fatal(err)
+	}
+	// b has one page linking to it: weight 1 × (1 + log2 2) = 2; z.test was unknown when linked.
+	if n, err := st.UpdateWeights(ctx); err != nil || n != 1 {
+		t.Errorf("UpdateWeights = %d, %v; want 1, the page linked to", n, err)
+	}
+	nu := []store.NewURL{{URL: "http://z.test/", Host: "z.test", Level: 1, FrMax: 1, ParentID: a.ID, RootID: a.ID},
+		{URL: b.URL, Host: "a.test", Level: 1, FrMax: 1}}
+	if n, err := st.AddURLs(ctx, nu, "blocked"); err != nil || n != 1 {
+		t.Errorf("AddURLs = %d, %v; want 1, b being known", n, err)
+	}
+	if n, err := st.AddURLs(ctx, nu, "blocked"); err != nil || n != 0 {
+		t.Errorf("AddURLs again = %d, %v; want 0", n, err)
+	}
+	if blocked, err := st.BlockedURLs(ctx, "z.test"); err != nil || len(blocked) != 1 {
+		t.Errorf("BlockedURLs(z.test) = %+v, %v; want the URL added as blocked", blocked, err)
+	}
+}
+
+// testReleaseDays: Timelines gives the pages that changed in the run their successful fetches;
+// SetReleaseDays stores masks that ReleasePages lists.
+func testReleaseDays(t *testing.T, st Roles) {
+	ctx := t.Context()
+	run, start, pages := crawled(t, st, "http://a.test/", "http://a.test/b")
+	a := pages["http://a.test/"]
+	var tls []store.Timeline
+	if err := st.Timelines(ctx, run, 5, func(tl store.Timeline) error {
+		tls = append(tls, tl)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(tls) != 1 || tls[0].URLID != a.ID || len(tls[0].At) != 1 || !tls[0].At[0].Equal(start.Add(time.Minute)) ||
+		!slices.Equal(tls[0].Changed, []bool{true}) {
+		t.Errorf("Timelines = %+v; want page %d's one changed fetch", tls, a.ID)
+	}
+	if err := st.SetReleaseDays(ctx, map[int64]uint8{a.ID: 0b0010100}); err != nil {
+		t.Fatal(err)
+	}
+	rel, err := st.ReleasePages(ctx)
+	if err != nil || len(rel) != 1 || rel[0].ID != a.ID || rel[0].ReleaseDays != 0b0010100 || !rel[0].LastFetch.Equal(start.Add(time.Minute)) {
+		t.Errorf("ReleasePages = %+v, %v; want page %d with mask 0b0010100", rel, err, a.ID)
+	}
+}
+
+// testModels: a model is stored under its name and replaced by the next.
+func testModels(t *testing.T, st Roles) {
+	ctx := t.Context()
+	if m, err := st.Model(ctx, "rates"); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("Model(never saved) = %q, %v; want an error wrapping ErrNotFound", m, err)
+	}
+	for _, body := range []string{`{"v":1}`, `{"v":2}`} {
+		if err := st.SaveModel(ctx, "rates", []byte(body)); err != nil {
+			t.Fatal(err)
+		}
+		if m, err := st.Model(ctx, "rates"); err != nil || string(m) != body {
+			t.Errorf("Model = %q, %v; want %q", m, err, body)
+		}
+	}
+}
+
+// testOriginDates: each fetch's date check counts for its origin, in a window of
+// store.DateObservations: the stored counts are halved (integer division) when the total with the
+// new one reaches it.
+func testOriginDates(t *testing.T, st Roles) {
+	ctx := t.Context()
+	run, start, pages := crawled(t, st, "http://a.test/")
+	a := pages["http://a.test/"]
+	var recs []store.FetchRecord
+	var want store.Dates
+	for i := range 80 {
+		check := 1
+		if i%3 == 0 {
+			check = -1
+		}
+		recs = append(recs, store.FetchRecord{URLID: a.ID, RunID: run, FetchedAt: start.Add(time.Hour), Status: 200, Magnitude: -1,
+			NextFr: 1, Origin: "http://a.test", Domain: "a.test", DateCheck: check})
+		ag, co := btoi(check > 0), btoi(check < 0)
+		if want.Agreed+want.Contradicted+ag+co >= store.DateObservations {
+			want.Agreed, want.Contradicted = want.Agreed/2, want.Contradicted/2
+		}
+		want.Agreed, want.Contradicted = want.Agreed+ag, want.Contradicted+co
+	}
+	if err := st.RecordFetches(ctx, recs); err != nil {
+		t.Fatal(err)
+	}
+	got, err := st.OriginDates(ctx)
+	if err != nil || len(got) != 1 || got["http://a.test"] != want {
+		t.Errorf("OriginDates = %v, %v; want http://a.test: %+v", got, err, want)
 	}
 }
