@@ -64,4 +64,3 @@ func (db *DB) SetReleaseDays(ctx context.Context, masks map[int64]uint8) error {
 	}
 	return nil
 }
-
