@@ -144,24 +144,27 @@ func (db *DB) RecentRuns(ctx context.Context, n int) ([]store.Run, error) {
 	if err != nil {
 		return nil, fmt.Errorf("list runs: %w", err)
 	}
-	runs, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (store.Run, error) {
-		var r store.Run
-		var started, ended *string
-		var offset, crawl, recalc, links int64
-		err := row.Scan(&r.ID, &started, &ended, &offset, &r.Status, &r.Fetched, &r.New, &r.Changed, &r.Unchanged,
-			&r.NotModified, &r.Errors, &r.Blocked, &r.SkippedFr, &r.SkippedSelective, &r.NewURLs, &r.Bytes,
-			&crawl, &recalc, &links, &r.Hubs, &r.HubsReentered, &r.TrapEvents,
-			&r.Budget, &r.NewFetched, &r.KnownFetched, &r.Estimated, &r.ExpectedChanges, &r.ObservedChanges,
-			&r.NotFound, &r.Gone)
-		r.StartedAt, r.EndedAt = parseTime(started), parseTime(ended)
-		r.StartOffset = time.Duration(offset) * time.Millisecond
-		r.CrawlTime = time.Duration(crawl) * time.Millisecond
-		r.RecalcTime = time.Duration(recalc) * time.Millisecond
-		r.LinksTime = time.Duration(links) * time.Millisecond
-		return r, err
-	})
+	runs, err := pgx.CollectRows(rows, scanRun)
 	if err != nil {
 		return nil, fmt.Errorf("list runs: %w", err)
 	}
 	return runs, nil
+}
+
+// scanRun reads a row of runColumns.
+func scanRun(row pgx.CollectableRow) (store.Run, error) {
+	var r store.Run
+	var started, ended *string
+	var offset, crawl, recalc, links int64
+	err := row.Scan(&r.ID, &started, &ended, &offset, &r.Status, &r.Fetched, &r.New, &r.Changed, &r.Unchanged,
+		&r.NotModified, &r.Errors, &r.Blocked, &r.SkippedFr, &r.SkippedSelective, &r.NewURLs, &r.Bytes,
+		&crawl, &recalc, &links, &r.Hubs, &r.HubsReentered, &r.TrapEvents,
+		&r.Budget, &r.NewFetched, &r.KnownFetched, &r.Estimated, &r.ExpectedChanges, &r.ObservedChanges,
+		&r.NotFound, &r.Gone)
+	r.StartedAt, r.EndedAt = parseTime(started), parseTime(ended)
+	r.StartOffset = time.Duration(offset) * time.Millisecond
+	r.CrawlTime = time.Duration(crawl) * time.Millisecond
+	r.RecalcTime = time.Duration(recalc) * time.Millisecond
+	r.LinksTime = time.Duration(links) * time.Millisecond
+	return r, err
 }
