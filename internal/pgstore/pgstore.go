@@ -86,6 +86,12 @@ func (e *URLError) Unwrap() error { return e.Err }
 // database at once must not both apply a step. ('strata' in ASCII.)
 const migrateLock = 0x737472617461
 
+// poolConns is the pool's size unless the URL sets pool_max_conns. pgx's default, the number of
+// CPUs but at least 4, would leave a crawl's workers (crawl.workers, 32 by default) queueing for
+// the three connections the session's run lock leaves. Each connection is a server process; writes
+// take one lock anyway (see writeLock), so more would serve only reads.
+const poolConns = 16
+
 // DB is strata's PostgreSQL database. It is safe for concurrent use.
 type DB struct {
 	pool *pgxpool.Pool
@@ -115,6 +121,12 @@ func Connect(ctx context.Context, rawURL string) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("database %s: %w", name, &URLError{err})
 	}
+	if !strings.Contains(rawURL, "pool_max_conns") {
+		cfg.MaxConns = max(cfg.MaxConns, poolConns)
+	}
+	// A session's run lock holds one connection for its whole length (LockRuns): with one
+	// connection in all, nothing else could ever run.
+	cfg.MaxConns = max(cfg.MaxConns, 2)
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("database %s: %w", name, err)
