@@ -170,7 +170,10 @@ func RunHints(t *testing.T, open func(t *testing.T) HintRoles) {
 
 // RunTraps runs the trap defences' subtests (crawler.TrapStore).
 func RunTraps(t *testing.T, open func(t *testing.T) TrapRoles) {
-	suite[TrapRoles]{{"Traps", testTraps}}.run(t, open)
+	suite[TrapRoles]{
+		{"Traps", testTraps},
+		{"Traps/Probes", testTrapProbes},
+	}.run(t, open)
 }
 
 // RunPoliteness runs the politeness subtests (crawler.PoliteStore).
@@ -1155,5 +1158,70 @@ func testOriginDates(t *testing.T, st Roles) {
 	got, err := st.OriginDates(ctx)
 	if err != nil || len(got) != 1 || got["http://a.test"] != want {
 		t.Errorf("OriginDates = %v, %v; want http://a.test: %+v", got, err, want)
+	}
+}
+
+// testTrapProbes: each countdown lets a throttled rule whose probe is due release its probe, a
+// never-fetched URL it holds before any known one, the lowest id first among equals; the next
+// countdown takes a fetched probe back under the rule and releases the next.
+func testTrapProbes(t *testing.T, st TrapRoles) {
+	ctx := t.Context()
+	seed(t, st, "http://a.test/")
+	if _, err := st.Discover(ctx, []store.NewURL{
+		{URL: "http://a.test/cal/1", Host: "a.test", Level: 1, FrMax: 1},
+		{URL: "http://a.test/cal/2", Host: "a.test", Level: 1, FrMax: 1},
+		{URL: "http://a.test/cal/3", Host: "a.test", Level: 1, FrMax: 1},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	run, start := begin(t, st, 1)
+	ids := map[string]int64{}
+	if err := st.DueCandidates(ctx, run, func(c store.Candidate) error {
+		ids[c.URL] = c.ID
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	cal := []int64{ids["http://a.test/cal/1"], ids["http://a.test/cal/2"], ids["http://a.test/cal/3"]}
+	id, err := st.SaveTrapRule(ctx, store.TrapRule{Domain: "a.test", Unit: "a.test/cal/", Throttled: true, Reason: "pattern",
+		Probes: 1, ProbeEvery: 1, FirstRun: run, LastRun: run, SinceRun: run})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if held, _, err := st.HoldURLs(ctx, id, []string{"http://a.test/cal/"}, func(string) bool { return true }); err != nil || held != 3 {
+		t.Fatalf("HoldURLs = %d, %v; want 3", held, err)
+	}
+	dueOf := func() []bool {
+		t.Helper()
+		var due []bool
+		for _, c := range cal {
+			among, err := st.DueAmong(ctx, []int64{c})
+			if err != nil {
+				t.Fatal(err)
+			}
+			due = append(due, among["a.test"] == 1)
+		}
+		return due
+	}
+	if _, _, err := st.Countdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if due := dueOf(); !slices.Equal(due, []bool{true, false, false}) {
+		t.Errorf("due after the first countdown = %v; want cal/1 alone, the probe", due)
+	}
+	if rules, err := st.TrapRules(ctx); err != nil || len(rules) != 1 || rules[0].Held != 3 || rules[0].Released != 1 {
+		t.Errorf("TrapRules = %+v, %v; want 3 held, 1 of them released", rules, err)
+	}
+	run2, _ := begin(t, st, 2)
+	u, err := st.DueByID(ctx, cal[0], run2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fetched(t, st, u, run2, start.AddDate(0, 0, 1), false)
+	if _, _, err := st.Countdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if due := dueOf(); !slices.Equal(due, []bool{false, true, false}) {
+		t.Errorf("due after the second countdown = %v; want cal/2 alone: cal/1 fetched and taken back", due)
 	}
 }
