@@ -7,13 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/strata-crawler/strata/crawler"
 	"github.com/strata-crawler/strata/internal/store"
-)
-
-var (
-	_ crawler.BudgetStore     = (*DB)(nil)
-	_ crawler.ReleaseDayStore = (*DB)(nil)
 )
 
 // daysSince is the SQL for the days from the stored time column to the time $1, as SQLite's

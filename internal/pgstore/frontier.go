@@ -7,11 +7,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/strata-crawler/strata/crawler"
 	"github.com/strata-crawler/strata/internal/store"
 )
-
-var _ crawler.Frontier = (*DB)(nil)
 
 // The SQL fragments of the countdown, as in the SQLite store (internal/store/frontier.go): fr is
 // kept as the tick it counts down to (urls.due_tick), and the due table holds exactly the active
@@ -429,6 +426,3 @@ func (db *DB) DueSplit(ctx context.Context) (newDue, known int, err error) {
 func (db *DB) URLsPerHost(ctx context.Context) (map[string]int, error) {
 	return db.hostCounts(ctx, "URLs per host", `SELECT host, count(*) FROM urls GROUP BY host`)
 }
-
-// The whole of what a run cycle needs.
-var _ crawler.CycleStore = (*DB)(nil)

@@ -9,11 +9,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/strata-crawler/strata/crawler"
 	"github.com/strata-crawler/strata/internal/store"
 )
-
-var _ crawler.HintStore = (*DB)(nil)
 
 // maxFeeds is how many feeds strata keeps per origin (store's maxFeeds).
 const maxFeeds = 8

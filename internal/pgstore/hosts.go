@@ -7,11 +7,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/strata-crawler/strata/crawler"
 	"github.com/strata-crawler/strata/internal/store"
 )
-
-var _ crawler.RobotsStore = (*DB)(nil)
 
 // RobotsCache returns the cached robots.txt of origin, or an error wrapping store.ErrNotFound.
 func (db *DB) RobotsCache(ctx context.Context, origin string) (*store.Robots, error) {

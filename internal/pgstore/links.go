@@ -6,11 +6,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/strata-crawler/strata/crawler"
 	"github.com/strata-crawler/strata/internal/store"
 )
-
-var _ crawler.LinkStore = (*DB)(nil)
 
 // RunPages lists the pages that got a response in a run, once each.
 func (db *DB) RunPages(ctx context.Context, runID int64) ([]store.RunPage, error) {

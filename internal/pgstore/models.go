@@ -6,11 +6,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/strata-crawler/strata/crawler"
 	"github.com/strata-crawler/strata/internal/store"
 )
-
-var _ crawler.ModelStore = (*DB)(nil)
 
 // Model returns the body of the model stored under name, or an error wrapping store.ErrNotFound.
 func (db *DB) Model(ctx context.Context, name string) ([]byte, error) {

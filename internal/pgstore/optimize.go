@@ -7,11 +7,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/strata-crawler/strata/crawler"
 	"github.com/strata-crawler/strata/internal/store"
 )
-
-var _ crawler.OptimizeStore = (*DB)(nil)
 
 // BucketLoads counts the active pages fetched at least once per change-rate bucket (and weight
 // class, when weighted): store.DB.BucketLoads.

@@ -8,11 +8,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/strata-crawler/strata/crawler"
 	"github.com/strata-crawler/strata/internal/store"
 )
-
-var _ crawler.PoliteStore = (*DB)(nil)
 
 // HostGaps returns what politeness remembers of the hosts contacted after since: store.DB.HostGaps.
 func (db *DB) HostGaps(ctx context.Context, since time.Time) ([]store.HostGap, error) {

@@ -8,11 +8,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/strata-crawler/strata/crawler"
 	"github.com/strata-crawler/strata/internal/store"
 )
-
-var _ crawler.RecalcStore = (*DB)(nil)
 
 // historyChunk is how many pages RunHistories reads per query from the rows (store's).
 const historyChunk = 1000

@@ -7,11 +7,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/strata-crawler/strata/crawler"
 	"github.com/strata-crawler/strata/internal/store"
 )
-
-var _ crawler.FetchRecorder = (*DB)(nil)
 
 // RecordFetch stores one fetch and updates its URL in one transaction: store.DB.RecordFetch.
 func (db *DB) RecordFetch(ctx context.Context, r store.FetchRecord) error {
@@ -130,8 +127,6 @@ func recordOne(ctx context.Context, tx pgx.Tx, tick int64, r store.FetchRecord) 
 		btoi(r.DateCheck > 0), btoi(r.DateCheck < 0))
 	return err
 }
-
-var _ crawler.Recorder = (*DB)(nil)
 
 // RecentStatuses returns the HTTP statuses of a URL's last n fetches, newest first.
 func (db *DB) RecentStatuses(ctx context.Context, urlID int64, n int) ([]int, error) {

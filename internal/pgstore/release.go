@@ -6,11 +6,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/strata-crawler/strata/crawler"
 	"github.com/strata-crawler/strata/internal/store"
 )
-
-var _ crawler.ReleaseStore = (*DB)(nil)
 
 // Timelines calls fn with the last n successful fetches of every page that changed in run or has
 // release days and was fetched in run.

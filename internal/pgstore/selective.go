@@ -7,11 +7,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/strata-crawler/strata/crawler"
 	"github.com/strata-crawler/strata/internal/store"
 )
-
-var _ crawler.SelectiveStore = (*DB)(nil)
 
 // recordFields are the columns of a fetch that make a store.Record.
 const recordFields = `f.url_id, coalesce(f.run_id, 0) AS run_id, f.changed = 1 AS changed,

@@ -7,11 +7,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/strata-crawler/strata/crawler"
 	"github.com/strata-crawler/strata/internal/store"
 )
-
-var _ crawler.TrapStore = (*DB)(nil)
 
 // RecordTrap stores a trap event.
 func (db *DB) RecordTrap(ctx context.Context, e store.TrapEvent) error {
