@@ -21,8 +21,12 @@ func (s *session) afterRun(ctx context.Context, run int64, runErr error) error {
 	if ctx.Err() != nil {
 		return runErr
 	}
+	if s.sqlite == nil {
+		// PostgreSQL has no text index yet, and openPostgres refused the hooks.
+		return runErr
+	}
 	ictx, cancel := context.WithTimeout(ctx, indexBudget)
-	st, err := textindex.Update(ictx, s.db, s.arch)
+	st, err := textindex.Update(ictx, s.sqlite, s.arch)
 	cancel()
 	switch {
 	case err != nil && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded):
@@ -42,7 +46,7 @@ func (s *session) afterRun(ctx context.Context, run int64, runErr error) error {
 	if hooks.Webhook == "" && hooks.Command == "" {
 		return nil
 	}
-	sum, err := runSummary(ctx, s.db, run)
+	sum, err := runSummary(ctx, s.sqlite, run)
 	if err != nil {
 		s.a.log.Warn("notify: could not summarise the run", "run", run, "err", err)
 		return nil
@@ -136,12 +140,15 @@ func runIndex(ctx context.Context, a *app, rebuild bool) error {
 		return err
 	}
 	defer s.Close()
+	if s.sqlite == nil {
+		return a.errSQLiteOnly()
+	}
 	if rebuild {
-		if err := s.db.ResetTextIndex(ctx); err != nil {
+		if err := s.sqlite.ResetTextIndex(ctx); err != nil {
 			return err
 		}
 	}
-	st, err := textindex.Update(ctx, s.db, s.arch)
+	st, err := textindex.Update(ctx, s.sqlite, s.arch)
 	if err != nil {
 		return err
 	}

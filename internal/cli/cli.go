@@ -187,6 +187,9 @@ func (a *app) openStore(ctx context.Context) (*store.DB, error) {
 			return nil, err
 		}
 	}
+	if a.postgres() {
+		return nil, a.errSQLiteOnly()
+	}
 	return store.Open(ctx, a.cfg.Database.Path, store.Options{})
 }
 
@@ -196,6 +199,9 @@ func (a *app) openExisting(ctx context.Context) (*store.DB, error) {
 		if err := a.setup(); err != nil {
 			return nil, err
 		}
+	}
+	if a.postgres() {
+		return nil, a.errSQLiteOnly()
 	}
 	if err := a.requireDatabase(); err != nil {
 		return nil, err
@@ -212,6 +218,9 @@ func (a *app) openRead(ctx context.Context) (*store.DB, error) {
 		if err := a.setup(); err != nil {
 			return nil, err
 		}
+	}
+	if a.postgres() {
+		return nil, a.errSQLiteOnly()
 	}
 	if err := a.requireDatabase(); err != nil {
 		return nil, err

@@ -66,8 +66,9 @@ func limitMemory() {
 // session is one locked use of the database by a command that writes it: crawl, links, recalc, run.
 type session struct {
 	a       *app
-	lock    *runlock.Lock
-	db      *store.DB
+	db      runStore
+	sqlite  *store.DB // db when it is SQLite; nil with database.url
+	release func()    // closes the database and lets go of the run lock
 	arch    *archive.Dir
 	crashed []store.Run // runs a killed process left behind, now marked interrupted
 }
@@ -81,22 +82,8 @@ func (a *app) openSession(ctx context.Context, create bool) (*session, error) {
 	if err := a.setup(); err != nil {
 		return nil, err
 	}
-	if !create {
-		if err := a.requireDatabase(); err != nil {
-			return nil, err
-		}
-	}
-	limitMemory()
-	if err := os.MkdirAll(filepath.Dir(a.cfg.Database.Path), 0o755); err != nil {
-		return nil, fmt.Errorf("database %s: %w", a.cfg.Database.Path, err)
-	}
-	lock, err := runlock.Acquire(a.cfg.Database.Path)
+	s, err := a.openSessionStore(ctx, create)
 	if err != nil {
-		return nil, err
-	}
-	s := &session{a: a, lock: lock}
-	if s.db, err = a.openStore(ctx); err != nil {
-		s.Close()
 		return nil, err
 	}
 	if s.arch, err = archive.Open(a.cfg.Archive.Root); err != nil {
@@ -117,6 +104,42 @@ func (a *app) openSession(ctx context.Context, create bool) (*session, error) {
 	return s, nil
 }
 
+// openSessionStore opens the database, SQLite or PostgreSQL, under its run lock.
+func (a *app) openSessionStore(ctx context.Context, create bool) (*session, error) {
+	if a.postgres() {
+		limitMemory()
+		db, err := a.openPostgres(ctx)
+		if err != nil {
+			return nil, err
+		}
+		unlock, err := lockPostgres(ctx, db)
+		if err != nil {
+			db.Close()
+			return nil, err
+		}
+		return &session{a: a, db: db, release: func() { unlock(); db.Close() }}, nil
+	}
+	if !create {
+		if err := a.requireDatabase(); err != nil {
+			return nil, err
+		}
+	}
+	limitMemory()
+	if err := os.MkdirAll(filepath.Dir(a.cfg.Database.Path), 0o755); err != nil {
+		return nil, fmt.Errorf("database %s: %w", a.cfg.Database.Path, err)
+	}
+	lock, err := runlock.Acquire(a.cfg.Database.Path)
+	if err != nil {
+		return nil, err
+	}
+	db, err := a.openStore(ctx)
+	if err != nil {
+		lock.Release()
+		return nil, err
+	}
+	return &session{a: a, db: db, sqlite: db, release: func() { db.Close(); lock.Release() }}, nil
+}
+
 // requireWork refuses a scheduled crawl of a database with nothing active in it — no seed, and no
 // URL strata fetch added — which would otherwise "succeed" every night having crawled nothing.
 func (s *session) requireWork(ctx context.Context) error {
@@ -124,15 +147,10 @@ func (s *session) requireWork(ctx context.Context) error {
 	if err != nil || seeds > 0 || urls > 0 {
 		return err
 	}
-	return usagef("nothing to crawl: %s has no seeds (add one with strata seed add URL)", s.a.cfg.Database.Path)
+	return usagef("nothing to crawl: %s has no seeds (add one with strata seed add URL)", s.a.databaseName())
 }
 
-func (s *session) Close() {
-	if s.db != nil {
-		s.db.Close()
-	}
-	s.lock.Release()
-}
+func (s *session) Close() { s.release() }
 
 func runCrawl(ctx context.Context, a *app, cron bool) error {
 	s, err := a.openSession(ctx, false)
@@ -249,8 +267,9 @@ func (s *session) finish(ctx context.Context, res *crawlResult, cerr error) erro
 		cerr = err
 	}
 	crashpoint.Hit("finished")
-	if keep := s.a.cfg.Archive.Keep; keep > 0 && cerr == nil {
-		n, err := prune(ctx, s.a, &reader{db: s.db, arch: s.arch}, keep, false)
+	// With database.url, openPostgres refused archive.keep: pruning reads the SQLite store.
+	if keep := s.a.cfg.Archive.Keep; keep > 0 && cerr == nil && s.sqlite != nil {
+		n, err := prune(ctx, s.a, &reader{db: s.sqlite, arch: s.arch}, keep, false)
 		if err != nil {
 			return err
 		}
@@ -265,7 +284,7 @@ func (s *session) finish(ctx context.Context, res *crawlResult, cerr error) erro
 }
 
 // openCycle wires the run cycle the configuration describes.
-func (a *app) openCycle(ctx context.Context, db *store.DB, arch *archive.Dir, progress func(crawler.Stats), afterCrash bool) (*crawler.Cycle, error) {
+func (a *app) openCycle(ctx context.Context, db crawler.CycleStore, arch *archive.Dir, progress func(crawler.Stats), afterCrash bool) (*crawler.Cycle, error) {
 	return crawler.Open(ctx, db, arch, a.cycleSetup(progress, afterCrash))
 }
 
@@ -278,7 +297,7 @@ func (a *app) cycleSetup(progress func(crawler.Stats), afterCrash bool) crawler.
 }
 
 // writeManifest writes the run directory's manifest.jsonl from the run's fetches.
-func writeManifest(ctx context.Context, db *store.DB, arch *archive.Dir, runID int64, start time.Time) error {
+func writeManifest(ctx context.Context, db runStore, arch *archive.Dir, runID int64, start time.Time) error {
 	entries, err := db.RunManifest(ctx, runID)
 	if err != nil || len(entries) == 0 {
 		return err
@@ -292,7 +311,7 @@ func writeManifest(ctx context.Context, db *store.DB, arch *archive.Dir, runID i
 
 // distinctRunStart returns now, after waiting if needed until the second after the last run's start:
 // run directories are named to the second, and two runs must never share one.
-func distinctRunStart(ctx context.Context, db *store.DB) (time.Time, error) {
+func distinctRunStart(ctx context.Context, db crawler.RunStore) (time.Time, error) {
 	runs, err := db.RecentRuns(ctx, 1)
 	if err != nil {
 		return time.Time{}, err

@@ -80,7 +80,7 @@ func summarizeLater(rs *crawler.RecalcStats, ls *crawler.LinkStats) string {
 }
 
 // lastRun returns the id of the most recent run, or a usage error when there is none.
-func lastRun(ctx context.Context, db *store.DB) (int64, error) {
+func lastRun(ctx context.Context, db crawler.RunStore) (int64, error) {
 	runs, err := db.RecentRuns(ctx, 1)
 	if err != nil {
 		return 0, err

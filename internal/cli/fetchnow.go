@@ -17,6 +17,10 @@ import (
 // and the URL's level if strata knows it), or one strata already holds as blocked by robots.txt or
 // filtered. Such a fetch used to end with exit 0, an empty run and nothing fetched.
 func (a *app) checkFetchable(ctx context.Context, in []seedArg, urls []store.NewURL) error {
+	if a.postgres() {
+		// The check reads the URL's row as strata explain does, on the SQLite store's serve side.
+		return a.errSQLiteOnly()
+	}
 	var db *store.DB
 	seedDomains := map[string]bool{}
 	if _, err := os.Stat(a.cfg.Database.Path); err == nil {

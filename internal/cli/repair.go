@@ -9,7 +9,6 @@ import (
 
 	"github.com/strata-crawler/strata/archive"
 	"github.com/strata-crawler/strata/internal/crashpoint"
-	"github.com/strata-crawler/strata/internal/store"
 )
 
 // repair makes whole what earlier sessions left behind, before this one writes anything: the files
@@ -47,7 +46,7 @@ func (s *session) repair(ctx context.Context) error {
 // WARC files whole and indexes them, writes manifest.jsonl from the run's fetches, then records
 // the seal. It is idempotent, so a seal cut off
 // is simply done again by the next session. It returns how many versions it removed.
-func seal(ctx context.Context, db *store.DB, arch *archive.Dir, run int64, start time.Time) (int, error) {
+func seal(ctx context.Context, db runStore, arch *archive.Dir, run int64, start time.Time) (int, error) {
 	// What the directory may hold, as 8-byte hashes of the version paths, sorted: a run that
 	// snapshots a million pages costs 8 MB here, not the paths. A collision would keep an orphan,
 	// never remove a version.
@@ -87,7 +86,7 @@ func seal(ctx context.Context, db *store.DB, arch *archive.Dir, run int64, start
 // removed, and closes their journal entries. A version whose files cannot be removed stays in the
 // journal, to be tried again by the next session, and does not stop this one: it is marked pruned
 // already, so nothing is lost, only space.
-func finishPrunes(ctx context.Context, db *store.DB, arch *archive.Dir, log *slog.Logger) error {
+func finishPrunes(ctx context.Context, db runStore, arch *archive.Dir, log *slog.Logger) error {
 	paths, err := db.PendingPrunes(ctx)
 	if err != nil || len(paths) == 0 {
 		return err

@@ -117,7 +117,9 @@ func runSeedAdd(cmd *cobra.Command, a *app, args []string, o seedAddOptions) err
 		seeds = append(seeds, newSeed(u))
 	}
 	given := len(seeds)
-	var db *store.DB
+	var db interface {
+		AddSeeds(ctx context.Context, seeds []store.NewSeed) ([]store.SeedOutcome, error)
+	}
 	var fromSitemaps []sitemapSeeds
 	if len(o.sitemaps) > 0 {
 		// Reading a sitemap is a request like a crawl's, with its politeness state: it holds the
@@ -139,11 +141,20 @@ func runSeedAdd(cmd *cobra.Command, a *app, args []string, o seedAddOptions) err
 				}
 			}
 		}
-	} else {
-		if db, err = a.openStore(cmd.Context()); err != nil {
+	} else if a.postgres() {
+		pg, err := a.openPostgres(cmd.Context())
+		if err != nil {
 			return err
 		}
-		defer db.Close()
+		defer pg.Close()
+		db = pg
+	} else {
+		lite, err := a.openStore(cmd.Context())
+		if err != nil {
+			return err
+		}
+		defer lite.Close()
+		db = lite
 	}
 	outcomes, err := db.AddSeeds(cmd.Context(), seeds)
 	if err != nil {

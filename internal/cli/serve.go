@@ -49,6 +49,9 @@ func runServe(ctx context.Context, a *app, addr string, public bool) error {
 	if err := a.setup(); err != nil {
 		return err
 	}
+	if a.postgres() {
+		return a.errSQLiteOnly()
+	}
 	if err := a.requireDatabase(); err != nil {
 		return err
 	}

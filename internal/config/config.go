@@ -49,6 +49,7 @@ type Config struct {
 
 	Database struct {
 		Path string // SQLite database file, absolute after Load
+		URL  string // PostgreSQL database (postgres://…) that replaces Path for the run cycle; "" = SQLite
 	}
 	Archive struct {
 		Root     string        // archive root directory, absolute after Load
@@ -167,6 +168,9 @@ var schema = []field{
 	{key: "database.path", def: "strata.db", path: true,
 		doc: "SQLite database holding the URL table, fetch records, links, runs and hosts.",
 		ptr: func(c *Config) any { return &c.Database.Path }},
+	{key: "database.url", def: "", check: databaseURL,
+		doc: `PostgreSQL database (postgres://USER@HOST/DB) to keep the history in instead of database.path, for strata run, crawl, fetch, recalc, links and seed add; the other commands read SQLite only for now. Copy an existing history over with strata migrate-db. "" = SQLite.`,
+		ptr: func(c *Config) any { return &c.Database.URL }},
 	{key: "archive.root", def: "archive", path: true,
 		doc: "Directory under which each run writes its dated directory of page versions.",
 		ptr: func(c *Config) any { return &c.Archive.Root }},
@@ -842,4 +846,13 @@ func oneLine(s string) string {
 		s = s[:300] + "…"
 	}
 	return s
+}
+
+// databaseURL accepts "" or a postgres:// (postgresql://) URL; pgstore reports what else is wrong
+// with it when it connects.
+func databaseURL(v string) error {
+	if v == "" || strings.HasPrefix(v, "postgres://") || strings.HasPrefix(v, "postgresql://") {
+		return nil
+	}
+	return fmt.Errorf("want a postgres:// URL, or \"\" for the SQLite database.path")
 }

@@ -19,6 +19,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -85,10 +86,17 @@ func (e *URLError) Unwrap() error { return e.Err }
 // database at once must not both apply a step. ('strata' in ASCII.)
 const migrateLock = 0x737472617461
 
+// poolConns is the pool's size unless the URL sets pool_max_conns. pgx's default, the number of
+// CPUs but at least 4, would leave a crawl's workers (crawl.workers, 32 by default) queueing for
+// the three connections the session's run lock leaves. Each connection is a server process; writes
+// take one lock anyway (see writeLock), so more would serve only reads.
+const poolConns = 16
+
 // DB is strata's PostgreSQL database. It is safe for concurrent use.
 type DB struct {
 	pool *pgxpool.Pool
-	name string // the URL without its password, for messages
+	name string           // the URL without its password, for messages
+	now  func() time.Time // the clock of added_at and updated_at
 }
 
 // Open connects to the database rawURL names (postgres://…), brings its schema up to date, and
@@ -113,6 +121,12 @@ func Connect(ctx context.Context, rawURL string) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("database %s: %w", name, &URLError{err})
 	}
+	if !strings.Contains(rawURL, "pool_max_conns") {
+		cfg.MaxConns = max(cfg.MaxConns, poolConns)
+	}
+	// A session's run lock holds one connection for its whole length (LockRuns): with one
+	// connection in all, nothing else could ever run.
+	cfg.MaxConns = max(cfg.MaxConns, 2)
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("database %s: %w", name, err)
@@ -121,7 +135,7 @@ func Connect(ctx context.Context, rawURL string) (*DB, error) {
 		pool.Close()
 		return nil, fmt.Errorf("database %s: cannot connect: %w", name, cause(err))
 	}
-	return &DB{pool: pool, name: name}, nil
+	return &DB{pool: pool, name: name, now: time.Now}, nil
 }
 
 // cause picks out of a connection error what the user can act on: the network error (refused,

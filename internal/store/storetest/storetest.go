@@ -8,12 +8,15 @@ package storetest
 import (
 	"context"
 	"errors"
+	"fmt"
+	"math"
 	"net/url"
 	"slices"
 	"testing"
 	"time"
 
 	"github.com/strata-crawler/strata/crawler"
+	"github.com/strata-crawler/strata/frequency"
 	"github.com/strata-crawler/strata/internal/store"
 )
 
@@ -36,37 +39,181 @@ type Runs interface {
 	FinishRun(ctx context.Context, r store.Run) error
 }
 
-// Run runs the suite. open must return a new, empty store each call, closed by the test's cleanup.
+// The per-role suites below let a backend prove one role at a time. Each takes the role under test
+// and what its tests need to set the scene: seeds, runs, and the fetch records that move a URL out
+// of the due set (no frontier test can do without them). A method a test needs from a role not its
+// own is named on its own, so a backend implements it early without the whole of that role.
+
+// FrontierRoles is what the frontier's tests need.
+type FrontierRoles interface {
+	crawler.Frontier
+	crawler.FetchRecorder
+	Seeds
+	Runs
+	URLsPerHost(ctx context.Context) (map[string]int, error)
+}
+
+// RecorderRoles is what the recorder's tests need.
+type RecorderRoles interface {
+	FrontierRoles
+	crawler.Recorder
+	BlockedURLs(ctx context.Context, host string) ([]store.BlockedURL, error)
+}
+
+// RobotsRoles is what the robots cache's tests need.
+type RobotsRoles interface {
+	crawler.RobotsStore
+}
+
+// PoliteRoles is what the politeness tests need.
+type PoliteRoles interface {
+	FrontierRoles
+	crawler.PoliteStore
+}
+
+// SelectiveRoles is what the selective rule's tests need.
+type SelectiveRoles interface {
+	FrontierRoles
+	crawler.SelectiveStore
+}
+
+// TrapRoles is what the trap defences' tests need.
+type TrapRoles interface {
+	RecorderRoles
+	crawler.TrapStore
+}
+
+// HintRoles is what the hints' tests need.
+type HintRoles interface {
+	FrontierRoles
+	crawler.HintStore
+	SaveRobots(ctx context.Context, r store.Robots) error
+}
+
+// BudgetRoles is what the budget's tests need.
+type BudgetRoles interface {
+	RecorderRoles
+	crawler.BudgetStore
+	crawler.ReleaseDayStore
+}
+
+// RunRoles is what the runs' tests need.
+type RunRoles interface {
+	Runs
+	crawler.RunStore
+}
+
+// suite is one role's named subtests over the store type S that role needs.
+type suite[S any] []struct {
+	name string
+	test func(*testing.T, S)
+}
+
+func (s suite[S]) run(t *testing.T, open func(t *testing.T) S) {
+	for _, tt := range s {
+		t.Run(tt.name, func(t *testing.T) { tt.test(t, open(t)) })
+	}
+}
+
+// Run runs the whole suite. open must return a new, empty store each call, closed by the test's
+// cleanup.
 func Run(t *testing.T, open func(t *testing.T) Roles) {
-	for _, tt := range []struct {
-		name string
-		test func(*testing.T, Roles)
-	}{
+	RunFrontier(t, func(t *testing.T) FrontierRoles { return open(t) })
+	RunRecorder(t, func(t *testing.T) RecorderRoles { return open(t) })
+	RunRobots(t, func(t *testing.T) RobotsRoles { return open(t) })
+	RunSelective(t, func(t *testing.T) SelectiveRoles { return open(t) })
+	RunHints(t, func(t *testing.T) HintRoles { return open(t) })
+	RunTraps(t, func(t *testing.T) TrapRoles { return open(t) })
+	RunPoliteness(t, func(t *testing.T) PoliteRoles { return open(t) })
+	RunBudget(t, func(t *testing.T) BudgetRoles { return open(t) })
+	RunRuns(t, func(t *testing.T) RunRoles { return open(t) })
+	RunCycle(t, open)
+}
+
+// RunFrontier runs the frontier's subtests (crawler.Frontier).
+func RunFrontier(t *testing.T, open func(t *testing.T) FrontierRoles) {
+	suite[FrontierRoles]{
 		{"Frontier/SeedsAreDue", testSeedsAreDue},
 		{"Frontier/NextDueMovesOn", testNextDueMovesOn},
 		{"Frontier/Discover", testDiscover},
 		{"Frontier/Enqueue", testEnqueue},
 		{"Frontier/SetDue", testSetDue},
 		{"Frontier/Candidates", testCandidates},
+	}.run(t, open)
+}
+
+// RunRecorder runs the recorder's subtests (crawler.Recorder).
+func RunRecorder(t *testing.T, open func(t *testing.T) RecorderRoles) {
+	suite[RecorderRoles]{
 		{"Recorder/RecordFetches", testRecordFetches},
 		{"Recorder/SetState", testSetState},
-		{"Robots", testRobots},
-		{"Selective", testSelective},
+	}.run(t, open)
+}
+
+// RunRobots runs the robots cache's subtests (crawler.RobotsStore).
+func RunRobots(t *testing.T, open func(t *testing.T) RobotsRoles) {
+	suite[RobotsRoles]{{"Robots", testRobots}}.run(t, open)
+}
+
+// RunSelective runs the selective rule's subtests (crawler.SelectiveStore).
+func RunSelective(t *testing.T, open func(t *testing.T) SelectiveRoles) {
+	suite[SelectiveRoles]{{"Selective", testSelective}}.run(t, open)
+}
+
+// RunHints runs the hints' subtests (crawler.HintStore).
+func RunHints(t *testing.T, open func(t *testing.T) HintRoles) {
+	suite[HintRoles]{
 		{"Hints", testHints},
+		{"Hints/Windows", testHintWindows},
+	}.run(t, open)
+}
+
+// RunTraps runs the trap defences' subtests (crawler.TrapStore).
+func RunTraps(t *testing.T, open func(t *testing.T) TrapRoles) {
+	suite[TrapRoles]{
 		{"Traps", testTraps},
-		{"Politeness", testPoliteness},
+		{"Traps/Probes", testTrapProbes},
+	}.run(t, open)
+}
+
+// RunPoliteness runs the politeness subtests (crawler.PoliteStore).
+func RunPoliteness(t *testing.T, open func(t *testing.T) PoliteRoles) {
+	suite[PoliteRoles]{{"Politeness", testPoliteness}}.run(t, open)
+}
+
+// RunBudget runs the budget's subtests (crawler.BudgetStore, crawler.ReleaseDayStore).
+func RunBudget(t *testing.T, open func(t *testing.T) BudgetRoles) {
+	suite[BudgetRoles]{
 		{"Budget", testBudget},
-		{"Runs", testRuns},
-	} {
-		t.Run(tt.name, func(t *testing.T) { tt.test(t, open(t)) })
-	}
+		{"Budget/Order", testBudgetOrder},
+	}.run(t, open)
+}
+
+// RunCycle runs the subtests of the roles around the crawl stage: recalc (crawler.RecalcStore), the
+// optimal plan (crawler.OptimizeStore), links (crawler.LinkStore), release days
+// (crawler.ReleaseStore), models (crawler.ModelStore) and the origins' dates.
+func RunCycle(t *testing.T, open func(t *testing.T) Roles) {
+	suite[Roles]{
+		{"Recalc", testRecalc},
+		{"Plan", testPlan},
+		{"PlanKeepsDeferrals", testPlanKeepsDeferrals},
+		{"Links", testLinks},
+		{"ReleaseDays", testReleaseDays},
+		{"Models", testModels},
+		{"OriginDates", testOriginDates},
+	}.run(t, open)
+}
+
+// RunRuns runs the runs' subtests (crawler.RunStore).
+func RunRuns(t *testing.T, open func(t *testing.T) RunRoles) {
+	suite[RunRoles]{{"Runs", testRuns}}.run(t, open)
 }
 
 // day0 is the suite's clock: runs start at day0 and a day apart.
 var day0 = time.Date(2026, 3, 2, 4, 0, 0, 0, time.UTC)
 
 // seed adds the URLs as seeds, each on its own host, waiting one run between crawls.
-func seed(t *testing.T, st Roles, urls ...string) {
+func seed(t *testing.T, st Seeds, urls ...string) {
 	t.Helper()
 	seeds := make([]store.NewSeed, len(urls))
 	for i, raw := range urls {
@@ -82,7 +229,7 @@ func seed(t *testing.T, st Roles, urls ...string) {
 }
 
 // begin begins run n (1-based) of the suite's clock and returns its id and start.
-func begin(t *testing.T, st Roles, n int) (int64, time.Time) {
+func begin(t *testing.T, st Runs, n int) (int64, time.Time) {
 	t.Helper()
 	start := day0.AddDate(0, 0, n-1)
 	id, err := st.BeginRun(t.Context(), start, 0)
@@ -93,7 +240,7 @@ func begin(t *testing.T, st Roles, n int) (int64, time.Time) {
 }
 
 // next returns the next due URL of host in run, failing the test if there is none.
-func next(t *testing.T, st Roles, run int64, host string) *store.DueURL {
+func next(t *testing.T, st crawler.Frontier, run int64, host string) *store.DueURL {
 	t.Helper()
 	u, err := st.NextDue(t.Context(), store.DueQuery{Hosts: []string{host}, Run: run})
 	if err != nil {
@@ -103,7 +250,7 @@ func next(t *testing.T, st Roles, run int64, host string) *store.DueURL {
 }
 
 // noneDue fails the test unless host has no due URL in run.
-func noneDue(t *testing.T, st Roles, run int64, host string) {
+func noneDue(t *testing.T, st crawler.Frontier, run int64, host string) {
 	t.Helper()
 	u, err := st.NextDue(t.Context(), store.DueQuery{Hosts: []string{host}, Run: run})
 	if !errors.Is(err, store.ErrNotFound) {
@@ -112,7 +259,7 @@ func noneDue(t *testing.T, st Roles, run int64, host string) {
 }
 
 // fetched records a 200 answer for u in run at, with a new content hash, waiting frMax runs.
-func fetched(t *testing.T, st Roles, u *store.DueURL, run int64, at time.Time, changed bool) {
+func fetched(t *testing.T, st crawler.FetchRecorder, u *store.DueURL, run int64, at time.Time, changed bool) {
 	t.Helper()
 	rec := store.FetchRecord{URLID: u.ID, RunID: run, FetchedAt: at, Status: 200, Size: 10, ContentType: "text/html",
 		ContentHash: "h-" + at.Format(time.RFC3339), Changed: changed, Magnitude: -1, NextFr: max(u.FrMax, 1),
@@ -122,7 +269,7 @@ func fetched(t *testing.T, st Roles, u *store.DueURL, run int64, at time.Time, c
 	}
 }
 
-func testSeedsAreDue(t *testing.T, st Roles) {
+func testSeedsAreDue(t *testing.T, st FrontierRoles) {
 	ctx := t.Context()
 	seed(t, st, "http://a.test/", "http://a.test/x", "http://b.test/")
 	hosts, err := st.SeedHosts(ctx)
@@ -156,7 +303,7 @@ func testSeedsAreDue(t *testing.T, st Roles) {
 	}
 }
 
-func testNextDueMovesOn(t *testing.T, st Roles) {
+func testNextDueMovesOn(t *testing.T, st FrontierRoles) {
 	seed(t, st, "http://a.test/", "http://a.test/x")
 	if _, _, err := st.Countdown(t.Context()); err != nil {
 		t.Fatal(err)
@@ -182,7 +329,7 @@ func testNextDueMovesOn(t *testing.T, st Roles) {
 	}
 }
 
-func testDiscover(t *testing.T, st Roles) {
+func testDiscover(t *testing.T, st FrontierRoles) {
 	ctx := t.Context()
 	seed(t, st, "http://a.test/")
 	if _, _, err := st.Countdown(ctx); err != nil {
@@ -223,7 +370,7 @@ func testDiscover(t *testing.T, st Roles) {
 	}
 }
 
-func testEnqueue(t *testing.T, st Roles) {
+func testEnqueue(t *testing.T, st FrontierRoles) {
 	ctx := t.Context()
 	run, start := begin(t, st, 1)
 	nu := store.NewURL{URL: "http://a.test/r", Host: "a.test", FrMax: 3}
@@ -250,7 +397,7 @@ func testEnqueue(t *testing.T, st Roles) {
 	}
 }
 
-func testSetDue(t *testing.T, st Roles) {
+func testSetDue(t *testing.T, st FrontierRoles) {
 	ctx := t.Context()
 	seed(t, st, "http://a.test/", "http://b.test/")
 	if _, _, err := st.Countdown(ctx); err != nil {
@@ -276,7 +423,7 @@ func testSetDue(t *testing.T, st Roles) {
 	}
 }
 
-func testCandidates(t *testing.T, st Roles) {
+func testCandidates(t *testing.T, st FrontierRoles) {
 	ctx := t.Context()
 	seed(t, st, "http://a.test/", "http://a.test/y")
 	if _, _, err := st.Countdown(ctx); err != nil {
@@ -325,7 +472,7 @@ func testCandidates(t *testing.T, st Roles) {
 	}
 }
 
-func testRecordFetches(t *testing.T, st Roles) {
+func testRecordFetches(t *testing.T, st RecorderRoles) {
 	ctx := t.Context()
 	seed(t, st, "http://a.test/", "http://a.test/z")
 	if _, _, err := st.Countdown(ctx); err != nil {
@@ -358,7 +505,7 @@ func testRecordFetches(t *testing.T, st Roles) {
 	}
 }
 
-func testSetState(t *testing.T, st Roles) {
+func testSetState(t *testing.T, st RecorderRoles) {
 	ctx := t.Context()
 	seed(t, st, "http://a.test/", "http://a.test/private")
 	if _, _, err := st.Countdown(ctx); err != nil {
@@ -389,7 +536,7 @@ func testSetState(t *testing.T, st Roles) {
 	}
 }
 
-func testRobots(t *testing.T, st Roles) {
+func testRobots(t *testing.T, st RobotsRoles) {
 	ctx := t.Context()
 	if r, err := st.RobotsCache(ctx, "http://a.test"); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("RobotsCache(never fetched) = %+v, %v; want an error wrapping ErrNotFound", r, err)
@@ -419,7 +566,7 @@ func testRobots(t *testing.T, st Roles) {
 	}
 }
 
-func testSelective(t *testing.T, st Roles) {
+func testSelective(t *testing.T, st SelectiveRoles) {
 	ctx := t.Context()
 	seed(t, st, "http://a.test/")
 	if _, _, err := st.Countdown(ctx); err != nil {
@@ -480,7 +627,7 @@ func testSelective(t *testing.T, st Roles) {
 	}
 }
 
-func testHints(t *testing.T, st Roles) {
+func testHints(t *testing.T, st HintRoles) {
 	ctx := t.Context()
 	const origin = "http://a.test"
 	if h, err := st.HostHints(ctx, origin); err != nil || !h.ReadAt.IsZero() || len(h.Feeds) != 0 || h.Agreed != 0 {
@@ -547,7 +694,7 @@ func testHints(t *testing.T, st Roles) {
 	}
 }
 
-func testTraps(t *testing.T, st Roles) {
+func testTraps(t *testing.T, st TrapRoles) {
 	ctx := t.Context()
 	seed(t, st, "http://a.test/")
 	if _, err := st.Discover(ctx, []store.NewURL{
@@ -602,7 +749,7 @@ func testTraps(t *testing.T, st Roles) {
 	}
 }
 
-func testPoliteness(t *testing.T, st Roles) {
+func testPoliteness(t *testing.T, st PoliteRoles) {
 	ctx := t.Context()
 	last, nxt := day0.Add(time.Hour), day0.Add(time.Hour+10*time.Second)
 	if err := st.SaveHostGaps(ctx, []store.HostGap{{Host: "a.test", LastEnd: last, Next: nxt, CrawlDelay: 5 * time.Second}}); err != nil {
@@ -658,7 +805,7 @@ func gapOf(gs []store.HostGap, host string) *store.HostGap {
 	return nil
 }
 
-func testBudget(t *testing.T, st Roles) {
+func testBudget(t *testing.T, st BudgetRoles) {
 	ctx := t.Context()
 	seed(t, st, "http://a.test/", "http://a.test/b", "http://a.test/c")
 	if _, _, err := st.Countdown(ctx); err != nil {
@@ -688,7 +835,56 @@ func testBudget(t *testing.T, st Roles) {
 	}
 }
 
-func testRuns(t *testing.T, st Roles) {
+// testBudgetOrder: Prioritize ranks the due pages by the cost of leaving them stale, half the days
+// since their last fetch times their weight plus c, and the weight is the seed's priority for a
+// page nobody links to; NextDue hands them out most costly first.
+func testBudgetOrder(t *testing.T, st BudgetRoles) {
+	ctx := t.Context()
+	var seeds []store.NewSeed
+	for _, s := range []struct {
+		path     string
+		priority float64
+	}{{"a", 1}, {"b", 1}, {"c", 8}} {
+		seeds = append(seeds, store.NewSeed{URL: "http://x.test/" + s.path, Host: "x.test", FrMax: 1, Priority: s.priority})
+	}
+	if _, err := st.AddSeeds(ctx, seeds); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := st.Countdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	run, _ := begin(t, st, 1)
+	// a was fetched 4 days before the ranking, b and c 2 days: prio a = ½·4·1.1 = 2.2,
+	// b = ½·2·1.1 = 1.1, c = ½·2·8.1 = 8.1.
+	fetchedAt := map[string]time.Time{"http://x.test/a": day0, "http://x.test/b": day0.AddDate(0, 0, 2), "http://x.test/c": day0.AddDate(0, 0, 2)}
+	for range 3 {
+		u := next(t, st, run, "x.test")
+		fetched(t, st, u, run, fetchedAt[u.URL], false)
+	}
+	if _, _, err := st.Countdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := st.UpdateWeights(ctx); err != nil || n != 1 {
+		t.Errorf("UpdateWeights = %d, %v; want 1, the page of the seed of priority 8", n, err)
+	}
+	if n, err := st.Prioritize(ctx, day0.AddDate(0, 0, 4), 0.1, nil); err != nil || n != 3 {
+		t.Fatalf("Prioritize = %d, %v; want 3", n, err)
+	}
+	run2, _ := begin(t, st, 2)
+	var order []string
+	for range 3 {
+		u := next(t, st, run2, "x.test")
+		order = append(order, u.URL)
+		if err := st.SetState(ctx, u.ID, "filtered"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if want := []string{"http://x.test/c", "http://x.test/a", "http://x.test/b"}; !slices.Equal(order, want) {
+		t.Errorf("NextDue after Prioritize handed out %v; want %v", order, want)
+	}
+}
+
+func testRuns(t *testing.T, st RunRoles) {
 	ctx := t.Context()
 	if runs, err := st.RecentRuns(ctx, 5); err != nil || len(runs) != 0 {
 		t.Fatalf("RecentRuns(no run) = %+v, %v; want none", runs, err)
@@ -713,5 +909,374 @@ func testRuns(t *testing.T, st Roles) {
 	}
 	if runs, err := st.RecentRuns(ctx, 1); err != nil || len(runs) != 1 || runs[0].ID != second {
 		t.Errorf("RecentRuns(1) = %+v, %v; want run %d alone", runs, err, second)
+	}
+}
+
+// testHintWindows: an origin's hint counts live in windows (store.HintObservations for agreed and
+// disagreed, store.HintChecks for the rest): when a window's total with the new observation reaches
+// it, the stored counts are halved, with integer division, before the new one is added.
+func testHintWindows(t *testing.T, st HintRoles) {
+	ctx := t.Context()
+	const origin = "http://a.test"
+	var want store.HostHints
+	for i := range 90 {
+		agreed, changed := i%4 != 1, i%3 != 0
+		if err := st.ObserveHint(ctx, origin, "a.test", agreed, changed); err != nil {
+			t.Fatal(err)
+		}
+		a, d := btoi(agreed), btoi(!agreed)
+		an, mi, fa := btoi(changed && agreed), btoi(changed && !agreed), btoi(!changed && !agreed)
+		if want.Agreed+want.Disagreed+1 >= store.HintObservations {
+			want.Agreed, want.Disagreed = want.Agreed/2, want.Disagreed/2
+		}
+		if want.Announced+want.Missed+want.FalseAlarms+an+mi+fa >= store.HintChecks {
+			want.Announced, want.Missed, want.FalseAlarms = want.Announced/2, want.Missed/2, want.FalseAlarms/2
+		}
+		want.Agreed, want.Disagreed = want.Agreed+a, want.Disagreed+d
+		want.Announced, want.Missed, want.FalseAlarms = want.Announced+an, want.Missed+mi, want.FalseAlarms+fa
+	}
+	got, err := st.HostHints(ctx, origin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Agreed != want.Agreed || got.Disagreed != want.Disagreed || got.Announced != want.Announced ||
+		got.Missed != want.Missed || got.FalseAlarms != want.FalseAlarms {
+		t.Errorf("HostHints after 90 observations = %+v; want %+v", got, want)
+	}
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// crawled seeds a.test's pages and fetches each in run 1, the first one changed and stored; it
+// returns run 1, its start and the pages by URL.
+func crawled(t *testing.T, st Roles, urls ...string) (int64, time.Time, map[string]*store.DueURL) {
+	t.Helper()
+	seed(t, st, urls...)
+	if _, _, err := st.Countdown(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	run, start := begin(t, st, 1)
+	pages := map[string]*store.DueURL{}
+	for range urls {
+		u := next(t, st, run, "a.test")
+		pages[u.URL] = u
+		i := slices.Index(urls, u.URL)
+		rec := store.FetchRecord{URLID: u.ID, RunID: run, FetchedAt: start.Add(time.Duration(i+1) * time.Minute), Status: 200,
+			ContentHash: fmt.Sprintf("h%d", i), Changed: i == 0, Magnitude: -1, NextFr: 1}
+		if i == 0 {
+			rec.ArchivePath = "a.test/v1"
+		}
+		if err := st.RecordFetch(t.Context(), rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return run, start, pages
+}
+
+// testRecalc: RunHistories gives every page fetched in the run its records, the same from the
+// pages' rows (a limit up to store.RecentCap) as from the fetch history; SetFrMax restarts a page's
+// countdown from its new interval and stores its rate, which BucketLoads then counts.
+func testRecalc(t *testing.T, st Roles) {
+	ctx := t.Context()
+	run, _, pages := crawled(t, st, "http://a.test/", "http://a.test/b")
+	a, b := pages["http://a.test/"], pages["http://a.test/b"]
+	histories := func(limit int) []store.PageHistory {
+		var hs []store.PageHistory
+		if err := st.RunHistories(ctx, run, limit, func(h store.PageHistory) error {
+			hs = append(hs, h)
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return hs
+	}
+	rows, fetches := histories(10), histories(store.RecentCap+1)
+	for _, hs := range [][]store.PageHistory{rows, fetches} {
+		if len(hs) != 2 || hs[0].URLID != a.ID || hs[1].URLID != b.ID || hs[0].URL != a.URL || hs[0].FrMax != 1 ||
+			len(hs[0].Records) != 1 || hs[0].Records[0] != (store.Record{Run: run, Changed: true}) ||
+			len(hs[1].Records) != 1 || hs[1].Records[0] != (store.Record{Run: run}) {
+			t.Errorf("RunHistories = %+v; want %d with a changed record of run %d, then %d unchanged", hs, a.ID, run, b.ID)
+		}
+	}
+	if err := st.SetFrMax(ctx, []store.FrMaxUpdate{{URLID: a.ID, FrMax: 3, Was: 1, Rate: 0.2, Bucket: 7}, {URLID: b.ID, FrMax: 1, Was: 1, Rate: -1}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.SetFrMax(ctx, []store.FrMaxUpdate{{URLID: a.ID, FrMax: 0}}); err == nil {
+		t.Error("SetFrMax(fr_max 0) succeeded")
+	}
+	if due, waiting, err := st.Countdown(ctx); err != nil || due != 1 || waiting != 1 {
+		t.Errorf("Countdown after SetFrMax(a: 3) = %d due, %d waiting, %v; want 1, 1", due, waiting, err)
+	}
+	loads, err := st.BucketLoads(ctx, false)
+	want := []store.BucketLoad{{Bucket: -1, Pages: 1, Weight: 1, PerRun: 1}, {Bucket: 7, Pages: 1, Rate: 0.2, Weight: 1, PerRun: 1.0 / 3}}
+	if err != nil || len(loads) != 2 || loads[0] != want[0] || loads[1].Bucket != 7 || loads[1].Pages != 1 ||
+		math.Abs(loads[1].Rate-0.2) > 1e-12 || math.Abs(loads[1].PerRun-1.0/3) > 1e-12 {
+		t.Errorf("BucketLoads = %+v, %v; want %+v", loads, err, want)
+	}
+}
+
+// testPlan: ApplyPlan gives a bucket's pages the plan's interval and puts the pages crawled in the
+// run on their phase, frequency.Phase of their URL's frequency.PageKey; weighted, it matches pages
+// by weight class too.
+func testPlan(t *testing.T, st Roles) {
+	ctx := t.Context()
+	run, _, pages := crawled(t, st, "http://a.test/", "http://a.test/b")
+	b := pages["http://a.test/b"]
+	if err := st.ApplyPlan(ctx, run, true, []store.PlanEntry{{Bucket: -1, Class: 1, FrMax: 9}}); err != nil {
+		t.Fatal(err)
+	}
+	if loads, err := st.BucketLoads(ctx, true); err != nil || len(loads) != 1 || loads[0].PerRun != 2 {
+		t.Errorf("BucketLoads after a plan for weight class 1 = %+v, %v; want the 2 pages of class 0 at fr_max 1", loads, err)
+	}
+	if err := st.ApplyPlan(ctx, run, false, []store.PlanEntry{{Bucket: -1, Class: 0, FrMax: 4}}); err != nil {
+		t.Fatal(err)
+	}
+	if loads, err := st.BucketLoads(ctx, false); err != nil || len(loads) != 1 || loads[0].PerRun != 0.5 {
+		t.Errorf("BucketLoads after the plan = %+v, %v; want the 2 pages at fr_max 4", loads, err)
+	}
+	want := frequency.Phase(run, frequency.PageKey(b.URL), 4)
+	for n := 1; n <= 8; n++ {
+		if _, _, err := st.Countdown(ctx); err != nil {
+			t.Fatal(err)
+		}
+		among, err := st.DueAmong(ctx, []int64{b.ID})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if due := among["a.test"] == 1; due != (n >= want) {
+			t.Fatalf("after %d countdowns %s is due: %v; want due from countdown %d, frequency.Phase", n, b.URL, due, want)
+		}
+	}
+}
+
+// testPlanKeepsDeferrals: the plan puts a page whose countdown is longer than its new interval back
+// on its phase, but leaves a page a trusted origin's hints deferred where they put it, until a
+// resume (the origin lost its trust) puts it back on its own schedule.
+func testPlanKeepsDeferrals(t *testing.T, st Roles) {
+	ctx := t.Context()
+	long, deferred := "http://a.test/long", "http://a.test/deferred"
+	seed(t, st, long, deferred)
+	first, at := begin(t, st, 1)
+	if _, _, err := st.Countdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	ids := map[string]int64{}
+	for range 2 {
+		u := next(t, st, first, "a.test")
+		ids[u.URL] = u.ID
+		rec := store.FetchRecord{URLID: u.ID, RunID: first, FetchedAt: at, Status: 200, Size: 10, ContentType: "text/html",
+			ContentHash: "h", Magnitude: -1, NextFr: map[string]int{long: 30, deferred: 1}[u.URL], Origin: "http://a.test", Domain: "a.test"}
+		if err := st.RecordFetch(ctx, rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	second, _ := begin(t, st, 2)
+	if _, _, err := st.Countdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.DeferByHint(ctx, []int64{ids[deferred]}, 30); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.ApplyPlan(ctx, second, false, []store.PlanEntry{{Bucket: -1, FrMax: 3}}); err != nil {
+		t.Fatal(err)
+	}
+	want := frequency.Phase(second, frequency.PageKey(long), 3)
+	for n := 1; n <= 6; n++ {
+		if _, _, err := st.Countdown(ctx); err != nil {
+			t.Fatal(err)
+		}
+		for u, wantDue := range map[string]bool{long: n >= want, deferred: false} {
+			among, err := st.DueAmong(ctx, []int64{ids[u]})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if due := among["a.test"] == 1; due != wantDue {
+				t.Fatalf("after the plan and %d countdowns %s is due: %v, want %v", n, u, due, wantDue)
+			}
+		}
+	}
+	if n, err := st.ResumeDeferred(ctx, "http://a.test", "a.test"); err != nil || n != 1 {
+		t.Errorf("ResumeDeferred = %d, %v; want the deferred page", n, err)
+	}
+	if n, err := st.ResumeDeferred(ctx, "http://a.test", "a.test"); err != nil || n != 0 {
+		t.Errorf("a second ResumeDeferred = %d, %v; want none", n, err)
+	}
+}
+
+// testLinks: RunPages lists the pages of a run with the version it stored; SaveLinks records a
+// page's links, resolving those to known URLs, which weigh in UpdateWeights; AddURLs inserts only
+// the URLs not known.
+func testLinks(t *testing.T, st Roles) {
+	ctx := t.Context()
+	run, _, pages := crawled(t, st, "http://a.test/", "http://a.test/b")
+	a, b := pages["http://a.test/"], pages["http://a.test/b"]
+	rp, err := st.RunPages(ctx, run)
+	if err != nil || len(rp) != 2 || rp[0].URLID != a.ID || rp[0].Stored != "a.test/v1" || rp[0].RootID != a.ID ||
+		rp[1].URLID != b.ID || rp[1].Stored != "" || rp[1].URL != b.URL {
+		t.Errorf("RunPages = %+v, %v; want %d stored as a.test/v1, %d stored nothing", rp, err, a.ID, b.ID)
+	}
+	if err := st.SaveLinks(ctx, a.ID, run, []store.Link{{ToURL: b.URL, Internal: true}, {ToURL: "http://z.test/"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.CarryLinks(ctx, a.ID, run); err != nil {
+		t.Fatal(err)
+	}
+	// b has one page linking to it: weight 1 × (1 + log2 2) = 2; z.test was unknown when linked.
+	if n, err := st.UpdateWeights(ctx); err != nil || n != 1 {
+		t.Errorf("UpdateWeights = %d, %v; want 1, the page linked to", n, err)
+	}
+	nu := []store.NewURL{{URL: "http://z.test/", Host: "z.test", Level: 1, FrMax: 1, ParentID: a.ID, RootID: a.ID},
+		{URL: b.URL, Host: "a.test", Level: 1, FrMax: 1}}
+	if n, err := st.AddURLs(ctx, nu, "blocked"); err != nil || n != 1 {
+		t.Errorf("AddURLs = %d, %v; want 1, b being known", n, err)
+	}
+	if n, err := st.AddURLs(ctx, nu, "blocked"); err != nil || n != 0 {
+		t.Errorf("AddURLs again = %d, %v; want 0", n, err)
+	}
+	if blocked, err := st.BlockedURLs(ctx, "z.test"); err != nil || len(blocked) != 1 {
+		t.Errorf("BlockedURLs(z.test) = %+v, %v; want the URL added as blocked", blocked, err)
+	}
+}
+
+// testReleaseDays: Timelines gives the pages that changed in the run their successful fetches;
+// SetReleaseDays stores masks that ReleasePages lists.
+func testReleaseDays(t *testing.T, st Roles) {
+	ctx := t.Context()
+	run, start, pages := crawled(t, st, "http://a.test/", "http://a.test/b")
+	a := pages["http://a.test/"]
+	var tls []store.Timeline
+	if err := st.Timelines(ctx, run, 5, func(tl store.Timeline) error {
+		tls = append(tls, tl)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(tls) != 1 || tls[0].URLID != a.ID || len(tls[0].At) != 1 || !tls[0].At[0].Equal(start.Add(time.Minute)) ||
+		!slices.Equal(tls[0].Changed, []bool{true}) {
+		t.Errorf("Timelines = %+v; want page %d's one changed fetch", tls, a.ID)
+	}
+	if err := st.SetReleaseDays(ctx, map[int64]uint8{a.ID: 0b0010100}); err != nil {
+		t.Fatal(err)
+	}
+	rel, err := st.ReleasePages(ctx)
+	if err != nil || len(rel) != 1 || rel[0].ID != a.ID || rel[0].ReleaseDays != 0b0010100 || !rel[0].LastFetch.Equal(start.Add(time.Minute)) {
+		t.Errorf("ReleasePages = %+v, %v; want page %d with mask 0b0010100", rel, err, a.ID)
+	}
+}
+
+// testModels: a model is stored under its name and replaced by the next.
+func testModels(t *testing.T, st Roles) {
+	ctx := t.Context()
+	if m, err := st.Model(ctx, "rates"); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("Model(never saved) = %q, %v; want an error wrapping ErrNotFound", m, err)
+	}
+	for _, body := range []string{`{"v":1}`, `{"v":2}`} {
+		if err := st.SaveModel(ctx, "rates", []byte(body)); err != nil {
+			t.Fatal(err)
+		}
+		if m, err := st.Model(ctx, "rates"); err != nil || string(m) != body {
+			t.Errorf("Model = %q, %v; want %q", m, err, body)
+		}
+	}
+}
+
+// testOriginDates: each fetch's date check counts for its origin, in a window of
+// store.DateObservations: the stored counts are halved (integer division) when the total with the
+// new one reaches it.
+func testOriginDates(t *testing.T, st Roles) {
+	ctx := t.Context()
+	run, start, pages := crawled(t, st, "http://a.test/")
+	a := pages["http://a.test/"]
+	var recs []store.FetchRecord
+	var want store.Dates
+	for i := range 80 {
+		check := 1
+		if i%3 == 0 {
+			check = -1
+		}
+		recs = append(recs, store.FetchRecord{URLID: a.ID, RunID: run, FetchedAt: start.Add(time.Hour), Status: 200, Magnitude: -1,
+			NextFr: 1, Origin: "http://a.test", Domain: "a.test", DateCheck: check})
+		ag, co := btoi(check > 0), btoi(check < 0)
+		if want.Agreed+want.Contradicted+ag+co >= store.DateObservations {
+			want.Agreed, want.Contradicted = want.Agreed/2, want.Contradicted/2
+		}
+		want.Agreed, want.Contradicted = want.Agreed+ag, want.Contradicted+co
+	}
+	if err := st.RecordFetches(ctx, recs); err != nil {
+		t.Fatal(err)
+	}
+	got, err := st.OriginDates(ctx)
+	if err != nil || len(got) != 1 || got["http://a.test"] != want {
+		t.Errorf("OriginDates = %v, %v; want http://a.test: %+v", got, err, want)
+	}
+}
+
+// testTrapProbes: each countdown lets a throttled rule whose probe is due release its probe, a
+// never-fetched URL it holds before any known one, the lowest id first among equals; the next
+// countdown takes a fetched probe back under the rule and releases the next.
+func testTrapProbes(t *testing.T, st TrapRoles) {
+	ctx := t.Context()
+	seed(t, st, "http://a.test/")
+	if _, err := st.Discover(ctx, []store.NewURL{
+		{URL: "http://a.test/cal/1", Host: "a.test", Level: 1, FrMax: 1},
+		{URL: "http://a.test/cal/2", Host: "a.test", Level: 1, FrMax: 1},
+		{URL: "http://a.test/cal/3", Host: "a.test", Level: 1, FrMax: 1},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	run, start := begin(t, st, 1)
+	ids := map[string]int64{}
+	if err := st.DueCandidates(ctx, run, func(c store.Candidate) error {
+		ids[c.URL] = c.ID
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	cal := []int64{ids["http://a.test/cal/1"], ids["http://a.test/cal/2"], ids["http://a.test/cal/3"]}
+	id, err := st.SaveTrapRule(ctx, store.TrapRule{Domain: "a.test", Unit: "a.test/cal/", Throttled: true, Reason: "pattern",
+		Probes: 1, ProbeEvery: 1, FirstRun: run, LastRun: run, SinceRun: run})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if held, _, err := st.HoldURLs(ctx, id, []string{"http://a.test/cal/"}, func(string) bool { return true }); err != nil || held != 3 {
+		t.Fatalf("HoldURLs = %d, %v; want 3", held, err)
+	}
+	dueOf := func() []bool {
+		t.Helper()
+		var due []bool
+		for _, c := range cal {
+			among, err := st.DueAmong(ctx, []int64{c})
+			if err != nil {
+				t.Fatal(err)
+			}
+			due = append(due, among["a.test"] == 1)
+		}
+		return due
+	}
+	if _, _, err := st.Countdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if due := dueOf(); !slices.Equal(due, []bool{true, false, false}) {
+		t.Errorf("due after the first countdown = %v; want cal/1 alone, the probe", due)
+	}
+	if rules, err := st.TrapRules(ctx); err != nil || len(rules) != 1 || rules[0].Held != 3 || rules[0].Released != 1 {
+		t.Errorf("TrapRules = %+v, %v; want 3 held, 1 of them released", rules, err)
+	}
+	run2, _ := begin(t, st, 2)
+	u, err := st.DueByID(ctx, cal[0], run2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fetched(t, st, u, run2, start.AddDate(0, 0, 1), false)
+	if _, _, err := st.Countdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if due := dueOf(); !slices.Equal(due, []bool{false, true, false}) {
+		t.Errorf("due after the second countdown = %v; want cal/2 alone: cal/1 fetched and taken back", due)
 	}
 }

@@ -1,0 +1,111 @@
+package cli_test
+
+import (
+	"errors"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/strata-crawler/strata/internal/cli"
+	"github.com/strata-crawler/strata/internal/pgstore"
+	"github.com/strata-crawler/strata/internal/pgtest"
+	"github.com/strata-crawler/strata/internal/testweb"
+)
+
+// TestRunIntoPostgres: with database.url, seed add and strata run keep the history in PostgreSQL —
+// crawl, recalc and links, politely, with the archive sealed — and no SQLite file is made; a
+// second run finds the pages unchanged; the run lock holds across processes; a command that reads
+// SQLite only refuses, naming the setting.
+func TestRunIntoPostgres(t *testing.T) {
+	dbURL := pgtest.URL(t)
+	web := testweb.New(t)
+	s := web.AddSite(t)
+	s.Page("/", `<a href="/a">a</a> <a href="/b">b</a>`)
+	s.Page("/a", "<p>a</p>")
+	s.Page("/b", "<p>b</p>")
+	e := newEnv(t, "url = \""+dbURL+"\"\n"+loopbackConfig)
+	e.mustRun("seed", "add", "--level", "1", s.URL("/"))
+	out := e.mustRun("run")
+	for _, want := range []string{"run 1: crawled 3 of 3 due URLs", "3 fetched (0 changed, 0 unchanged, 0 not modified, 3 new)",
+		"recalc: 3 revisit intervals recalculated", "links: 2 links recorded from 3 stored versions"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("run output lacks %q:\n%s", want, out)
+		}
+	}
+	if v := web.Violations(testweb.CheckOptions{MinGap: 20e6, RobotsFirst: true}); len(v) > 0 {
+		t.Errorf("violations: %v", v)
+	}
+	if _, err := os.Stat(e.db); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("SQLite database %s: %v; want none made", e.db, err)
+	}
+	if out := e.mustRun("run"); !strings.Contains(out, "run 2:") || !strings.Contains(out, "0 changed") {
+		t.Errorf("second run:\n%s", out)
+	}
+
+	db, err := pgstore.Open(t.Context(), dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	runs, err := db.RecentRuns(t.Context(), 5)
+	if err != nil || len(runs) != 2 || runs[1].Status != "completed" || runs[1].Fetched != 3 || runs[1].New != 3 {
+		t.Errorf("runs in PostgreSQL = %+v, %v; want 2, the first completed with 3 new pages", runs, err)
+	}
+	if unsealed, err := db.UnsealedRuns(t.Context()); err != nil || len(unsealed) != 0 {
+		t.Errorf("unsealed runs = %+v, %v; want none", unsealed, err)
+	}
+
+	unlock, ok, err := db.LockRuns(t.Context())
+	if err != nil || !ok {
+		t.Fatalf("LockRuns = %v, %v", ok, err)
+	}
+	if _, errs, code := e.run("run"); code != cli.ExitLocked || !strings.Contains(errs, "already crawling") {
+		t.Errorf("run while another holds the lock: exit %d, %q; want exit %d", code, errs, cli.ExitLocked)
+	}
+	unlock()
+	if _, errs, code := e.run("status"); code != cli.ExitUsage || !strings.Contains(errs, "database.url is set") {
+		t.Errorf("status with database.url: exit %d, %q; want exit %d naming database.url", code, errs, cli.ExitUsage)
+	}
+
+	// STRATA_DATABASE_URL selects PostgreSQL as the key does.
+	envURL := pgtest.URL(t)
+	t.Setenv("STRATA_DATABASE_URL", envURL)
+	e2 := newEnv(t, loopbackConfig)
+	e2.mustRun("seed", "add", s.URL("/"))
+	if _, err := os.Stat(e2.db); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("SQLite database %s: %v; want none made", e2.db, err)
+	}
+	db2, err := pgstore.Open(t.Context(), envURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db2.Close()
+	if hosts, err := db2.SeedHosts(t.Context()); err != nil || len(hosts) != 1 {
+		t.Errorf("seed hosts in STRATA_DATABASE_URL's database = %v, %v; want the one seed's", hosts, err)
+	}
+}
+
+// TestPostgresRefusals: a database.url that is not PostgreSQL's, and the settings the PostgreSQL
+// store does not serve yet, are refused in one line before anything is connected to or written.
+func TestPostgresRefusals(t *testing.T) {
+	for _, tc := range []struct {
+		name, config string
+		args         []string
+		want         string
+	}{
+		{"not postgres", "url = \"mysql://u@127.0.0.1/db\"\n", []string{"run"}, "database.url"},
+		{"archive.keep", "url = \"postgres://u@127.0.0.1:1/db\"\n[archive]\nkeep = \"720h\"\n", []string{"run"}, "archive.keep"},
+		{"notify hooks", "url = \"postgres://u@127.0.0.1:1/db\"\n[notify]\nwebhook = \"http://127.0.0.1:1/hook\"\n", []string{"seed", "add", "http://a.test/"}, "notify"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnv(t, tc.config)
+			_, errs, code := e.run(tc.args...)
+			if code != cli.ExitUsage || !strings.Contains(errs, tc.want) || strings.Count(strings.TrimSpace(errs), "\n") > 0 {
+				t.Errorf("exit %d, stderr %q; want exit %d, one line naming %s", code, errs, cli.ExitUsage, tc.want)
+			}
+			if _, err := os.Stat(e.db); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("SQLite database %s: %v; want none made", e.db, err)
+			}
+		})
+	}
+}

@@ -1,0 +1,187 @@
+package pgstore
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/strata-crawler/strata/internal/store"
+)
+
+// RecordTrap stores a trap event.
+func (db *DB) RecordTrap(ctx context.Context, e store.TrapEvent) error {
+	_, err := db.exec(ctx, `INSERT INTO trap_events (run_id, at, domain, kind, pattern, detail) VALUES ($1, $2, $3, $4, $5, $6)`,
+		idOrNull(e.RunID), formatTime(e.At), e.Domain, e.Kind, e.Pattern, e.Detail)
+	if err != nil {
+		return fmt.Errorf("record trap event for %s: %w", e.Domain, err)
+	}
+	return nil
+}
+
+const trapRuleColumns = `id, domain, unit, state = 'throttled', reason, judged, dups, found, self_found, min_level, max_level, norms,
+	streak, probes, probe_every, first_run, last_run, since_run`
+
+// TrapRules returns every trap rule with its held URLs counted, throttled ones first.
+func (db *DB) TrapRules(ctx context.Context) ([]store.TrapRule, error) {
+	rows, err := db.pool.Query(ctx, `SELECT `+trapRuleColumns+`,
+		(SELECT count(*) FROM trap_holds h WHERE h.rule_id = r.id),
+		(SELECT count(*) FROM trap_holds h WHERE h.rule_id = r.id AND h.released > 0)
+		FROM trap_rules r ORDER BY state = 'throttled' DESC, domain, unit`)
+	if err != nil {
+		return nil, fmt.Errorf("trap rules: %w", err)
+	}
+	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (store.TrapRule, error) {
+		var r store.TrapRule
+		var norms []byte
+		if err := row.Scan(&r.ID, &r.Domain, &r.Unit, &r.Throttled, &r.Reason, &r.Judged, &r.Dups, &r.Found, &r.SelfFound,
+			&r.MinLevel, &r.MaxLevel, &norms, &r.Streak, &r.Probes, &r.ProbeEvery, &r.FirstRun, &r.LastRun, &r.SinceRun,
+			&r.Held, &r.Released); err != nil {
+			return r, err
+		}
+		for i := 0; i+8 <= len(norms); i += 8 {
+			r.Norms = append(r.Norms, binary.LittleEndian.Uint64(norms[i:]))
+		}
+		return r, nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("trap rules: %w", err)
+	}
+	return out, nil
+}
+
+// SaveTrapRule stores a rule, by its domain and unit, and returns its id.
+func (db *DB) SaveTrapRule(ctx context.Context, r store.TrapRule) (int64, error) {
+	var id int64
+	err := db.write(ctx, func(tx pgx.Tx) error {
+		var err error
+		id, err = saveTrapRule(ctx, tx, r)
+		return err
+	})
+	if err != nil {
+		return 0, fmt.Errorf("save the trap rule of %s: %w", r.Unit, err)
+	}
+	return id, nil
+}
+
+// SaveTrapRules stores rules in one transaction, deletes the rules with ids drop and forgets the
+// rules with no evidence since run forgetBefore that hold no URL.
+func (db *DB) SaveTrapRules(ctx context.Context, rules []store.TrapRule, drop []int64, forgetBefore int64) error {
+	err := db.write(ctx, func(tx pgx.Tx) error {
+		for _, r := range rules {
+			if _, err := saveTrapRule(ctx, tx, r); err != nil {
+				return fmt.Errorf("%s: %w", r.Unit, err)
+			}
+		}
+		if len(drop) > 0 {
+			if _, err := tx.Exec(ctx, `DELETE FROM trap_rules WHERE id = ANY($1::bigint[])`, drop); err != nil {
+				return err
+			}
+		}
+		_, err := tx.Exec(ctx, `DELETE FROM trap_rules WHERE last_run < $1
+			AND NOT EXISTS (SELECT 1 FROM trap_holds h WHERE h.rule_id = trap_rules.id)`, forgetBefore)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("save %d trap rules: %w", len(rules), err)
+	}
+	return nil
+}
+
+func saveTrapRule(ctx context.Context, tx pgx.Tx, r store.TrapRule) (int64, error) {
+	state := "watch"
+	if r.Throttled {
+		state = "throttled"
+	} else {
+		r.Reason = ""
+	}
+	norms := make([]byte, 0, 8*len(r.Norms))
+	for _, n := range r.Norms {
+		norms = binary.LittleEndian.AppendUint64(norms, n)
+	}
+	var id int64
+	err := tx.QueryRow(ctx, `INSERT INTO trap_rules (domain, unit, state, reason, judged, dups, found, self_found,
+		min_level, max_level, norms, streak, probes, probe_every, first_run, last_run, since_run)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
+		ON CONFLICT (domain, unit) DO UPDATE SET state = $3, reason = $4, judged = $5, dups = $6, found = $7,
+		self_found = $8, min_level = $9, max_level = $10, norms = $11, streak = $12, probes = $13, probe_every = $14,
+		last_run = $16, since_run = $17
+		RETURNING id`, r.Domain, r.Unit, state, r.Reason, r.Judged, r.Dups, r.Found, r.SelfFound, r.MinLevel, r.MaxLevel,
+		norms, r.Streak, max(r.Probes, 1), max(r.ProbeEvery, 1), r.FirstRun, r.LastRun, r.SinceRun).Scan(&id)
+	return id, err
+}
+
+// HoldURLs puts under rule every active URL that is not a seed and not held yet, whose address
+// starts with one of prefixes and that match accepts: store.DB.HoldURLs.
+func (db *DB) HoldURLs(ctx context.Context, rule int64, prefixes []string, match func(pageURL string) bool) (held, wasDue int, err error) {
+	err = db.write(ctx, func(tx pgx.Tx) error {
+		held, wasDue = 0, 0
+		type cand struct {
+			id  int64
+			due bool
+		}
+		var cands []cand
+		for _, p := range prefixes {
+			// The range reads urls' unique index on url; a prefix with no string after it (its
+			// last code point the last there is) is bounded by starts_with alone.
+			bound, args := `url >= $1 AND starts_with(url, $1)`, []any{p}
+			if end, ok := prefixEnd(p); ok {
+				bound, args = `url >= $1 AND url < $2`, append(args, end)
+			}
+			rows, err := tx.Query(ctx, `SELECT id, url, due_tick <= `+tickNow+` FROM urls
+				WHERE `+bound+` AND state = 'active' AND is_seed = 0
+				AND NOT EXISTS (SELECT 1 FROM trap_holds h WHERE h.url_id = urls.id)`, args...)
+			if err != nil {
+				return err
+			}
+			var c cand
+			var u string
+			if _, err := pgx.ForEachRow(rows, []any{&c.id, &u, &c.due}, func() error {
+				if match(u) {
+					cands = append(cands, c)
+				}
+				return nil
+			}); err != nil {
+				return err
+			}
+		}
+		for _, c := range cands {
+			if _, err := tx.Exec(ctx, `INSERT INTO trap_holds (url_id, rule_id) VALUES ($1, $2) ON CONFLICT DO NOTHING`, c.id, rule); err != nil {
+				return err
+			}
+			held++
+			if c.due {
+				wasDue++
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, 0, fmt.Errorf("hold the URLs of trap rule %d: %w", rule, err)
+	}
+	return held, wasDue, nil
+}
+
+// ReleaseTrapRule lets go of every URL rule holds and returns their hosts and how many are due.
+func (db *DB) ReleaseTrapRule(ctx context.Context, rule int64) (hosts []string, due int, err error) {
+	err = db.write(ctx, func(tx pgx.Tx) error {
+		if err := tx.QueryRow(ctx, `SELECT count(*) FROM urls WHERE id IN (SELECT url_id FROM trap_holds WHERE rule_id = $1 AND released = 0)
+			AND state = 'active' AND due_tick <= `+tickNow, rule).Scan(&due); err != nil {
+			return err
+		}
+		rows, err := tx.Query(ctx, `SELECT DISTINCT host FROM urls WHERE id IN (SELECT url_id FROM trap_holds WHERE rule_id = $1)`, rule)
+		if err != nil {
+			return err
+		}
+		if hosts, err = collectStrings(rows); err != nil {
+			return err
+		}
+		_, err = tx.Exec(ctx, `DELETE FROM trap_holds WHERE rule_id = $1`, rule)
+		return err
+	})
+	if err != nil {
+		return nil, 0, fmt.Errorf("release the URLs of trap rule %d: %w", rule, err)
+	}
+	return hosts, due, nil
+}
