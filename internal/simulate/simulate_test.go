@@ -204,8 +204,11 @@ func TestRunInvariants(t *testing.T) {
 // from the sitemap instead of by fetching; where it lies ("everything changed today"), it earns no
 // budget: its site gets no more fetches per page than a site without a sitemap.
 func TestProviderHintsBySite(t *testing.T) {
+	if raceEnabled {
+		t.Skip("a whole simulation per policy: run without -race (.ci/run does)")
+	}
 	t.Parallel()
-	// Small, because the race detector makes every fetch of the simulation costly in CI.
+	// Small, because every fetch of the simulation goes through strata's real stages.
 	cfg := Config{Web: FamilySections, Pages: 200, Sites: 4, Days: 16, Seed: 3, Mix: mustMix(t, "cho"), Budget: 40, Births: 0.005, Deaths: 0.002,
 		Policies: []string{"bouras", "optimal", "oracle"}}
 	m := byName(mustRun(t, cfg))
@@ -252,6 +255,9 @@ func TestProviderHintsBySite(t *testing.T) {
 // its processes (bursty, periodic, aging) are not the flat web's. docs/experiments.md has the
 // larger runs, two seeds and three webs.
 func TestBudgetedPoliciesBeatUniform(t *testing.T) {
+	if raceEnabled {
+		t.Skip("a whole simulation per policy: run without -race (.ci/run does)")
+	}
 	t.Parallel()
 	cfg := Config{Web: FamilySections, Pages: 200, Sites: 4, Days: 16, Seed: 4, Mix: mustMix(t, "cho"), Budget: 40,
 		Births: 0.005, Deaths: 0.002, Policies: []string{"uniform", "hybrid", "optimal", "optimal-true"}}
