@@ -490,6 +490,9 @@ func (db *DB) Enqueue(ctx context.Context, u NewURL, runStart time.Time) (id int
 	if err != nil {
 		return 0, 0, fmt.Errorf("enqueue %s: %w", u.URL, err)
 	}
+	if what != EnqueuedKnown {
+		db.known.note(u.URL, u.Level) // inserted at u.Level, or raised to it
+	}
 	return id, what, nil
 }
 
@@ -547,6 +550,8 @@ func (db *DB) Discover(ctx context.Context, found []NewURL) ([]NewURL, error) {
 	if err != nil {
 		return nil, fmt.Errorf("record %d discovered URLs: %w", len(found), err)
 	}
+	// Committed: each URL is in the table now, inserted at its level or raised to it.
+	db.known.noteAll(found)
 	return added, nil
 }
 
@@ -554,8 +559,10 @@ func (db *DB) Discover(ctx context.Context, found []NewURL) ([]NewURL, error) {
 // those whose level it would raise. Most links of a page are known already (a site's navigation is
 // on every page), and without this read every page took SQLite's one write lock to change
 // nothing, queueing behind the group commit with a connection held. Nothing takes a URL out of the
-// table or lowers its level during a crawl, so a URL known here at its level needs no write.
+// table or lowers its level, so a URL known here at its level needs no write. The URLs this
+// handle has seen at their level (db.known) are not even looked up.
 func (db *DB) toDiscover(ctx context.Context, found []NewURL) ([]NewURL, error) {
+	found = db.known.unknown(found)
 	if len(found) == 0 {
 		return nil, nil
 	}
@@ -584,6 +591,7 @@ func (db *DB) toDiscover(ctx context.Context, found []NewURL) ([]NewURL, error) 
 			return nil, fmt.Errorf("look up %d discovered URLs: %w", len(found), err)
 		}
 		known[u] = level
+		db.known.note(u, level)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("look up %d discovered URLs: %w", len(found), err)
