@@ -225,6 +225,7 @@ type DueURL struct {
 	RootID       int64
 	IsSeed       bool
 	Threshold    float64 // the child-change threshold, for hubs
+	ChildRatio   float64 // the share of a hub's children that changed, as last stored (SetHub); -1 when none
 	ArchivePath  string  // of the current stored version, "" if none
 	Digest       []byte  // of the current version's text (package change), nil if none
 	TextMode     string  // how the current version's text was extracted (FetchRecord.TextMode)
@@ -329,7 +330,7 @@ const dueColumns = `urls.id, url, urls.host, urls.level, fr_max, etag, last_modi
 		threshold, digest, (SELECT archive_path FROM fetches f WHERE f.url_id = urls.id AND f.archive_path IS NOT NULL ORDER BY f.id DESC LIMIT 1),
 		date IS NULL, change_rate,
 		(SELECT f.run_id FROM fetches f WHERE f.url_id = urls.id AND (f.status = 200 OR f.not_modified) ORDER BY f.id DESC LIMIT 1),
-		site_date, hint_lastmod, text_mode`
+		site_date, hint_lastmod, text_mode, coalesce(child_ratio, -1)`
 
 // scanDue reads a row of dueColumns.
 func scanDue(row interface{ Scan(...any) error }) (*DueURL, error) {
@@ -338,7 +339,7 @@ func scanDue(row interface{ Scan(...any) error }) (*DueURL, error) {
 	var root, lastRun sql.NullInt64
 	var rate sql.NullFloat64
 	err := row.Scan(&d.ID, &d.URL, &d.Host, &d.Level, &d.FrMax, &etag, &lm, &hash, &root, &d.IsSeed, &d.Threshold, &d.Digest, &archived,
-		&d.New, &rate, &lastRun, &siteDate, &hint, &textMode)
+		&d.New, &rate, &lastRun, &siteDate, &hint, &textMode, &d.ChildRatio)
 	if err != nil {
 		return nil, err
 	}

@@ -457,8 +457,8 @@ func testSelective(t *testing.T, st Roles) {
 	if _, _, err := st.Countdown(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if u, err := st.DueByID(ctx, hub.ID, run2); err != nil || u.Threshold != 0.4 {
-		t.Errorf("DueByID(hub) after SetHub(0.4) = %+v, %v; want threshold 0.4", u, err)
+	if u, err := st.DueByID(ctx, hub.ID, run2); err != nil || u.Threshold != 0.4 || u.ChildRatio != 0.5 {
+		t.Errorf("DueByID(hub) after SetHub(0.4, 0.5) = %+v, %v; want threshold 0.4, child ratio 0.5", u, err)
 	}
 	// Children fetched once give quiet no evidence to approve: nothing may be skipped.
 	n, err := st.SkipSubtree(ctx, hub.ID, run2, 3, func([]store.Record) bool { return false })
