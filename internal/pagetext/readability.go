@@ -229,14 +229,14 @@ func mainContent(doc *html.Node, useHints bool) (mainResult, bool) {
 
 // renderNodes renders the nodes whose keep is true, each as its own blocks.
 func renderNodes(nodes []*html.Node, keep []bool) string {
-	r := &renderer{linkEnd: -1}
+	r := newRenderer()
 	for i, n := range nodes {
 		if keep[i] {
 			r.walk(n)
 			r.endBlock()
 		}
 	}
-	return r.out.String()
+	return r.finish()
 }
 
 // undo records removals from the tree so that they can be taken back.
