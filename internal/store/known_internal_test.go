@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
@@ -102,5 +103,62 @@ func TestDiscoverOfSeenURLsAsksNothing(t *testing.T) {
 		if _, err := db.Discover(ctx, []NewURL{u}); err == nil {
 			t.Errorf("Discover of %s at level %d did not ask the (closed) database", u.URL, u.Level)
 		}
+	}
+}
+
+// TestDiscoverLooksUpWhatItHasNotSeen: URLs this handle has not seen are looked up, one alone or
+// several together, and those the table holds at their level are not written: Discover succeeds
+// while another connection holds the write lock, and learns their levels.
+func TestDiscoverLooksUpWhatItHasNotSeen(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "s.db")
+	other, err := Open(ctx, path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var inTable []NewURL
+	for i := range 3 {
+		inTable = append(inTable, NewURL{URL: fmt.Sprintf("https://a.example/%d", i), Host: "a.example", Level: 2, FrMax: 1})
+	}
+	if _, err := other.Discover(ctx, inTable); err != nil {
+		t.Fatal(err)
+	}
+	other.Close()
+	raw, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	conn, err := raw.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, `BEGIN IMMEDIATE`); err != nil {
+		t.Fatal(err)
+	}
+	defer conn.ExecContext(ctx, `ROLLBACK`)
+	for _, tt := range []struct {
+		name  string
+		found []NewURL
+	}{
+		{"one", inTable[:1]},
+		{"several", inTable[1:]},
+	} {
+		db, err := Open(ctx, path, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := append([]NewURL(nil), tt.found...)
+		found[0].Level = 1
+		if added, err := db.Discover(ctx, found); err != nil || len(added) != 0 {
+			t.Errorf("%s: Discover of URLs in the table = %v, %v; want nothing, no write", tt.name, added, err)
+		}
+		for _, u := range tt.found {
+			if level, ok := db.known.levelLocked(db.known.hash(u.URL)); !ok || level != 2 {
+				t.Errorf("%s: %s known at %d, %v after the lookup; want level 2", tt.name, u.URL, level, ok)
+			}
+		}
+		db.Close()
 	}
 }
