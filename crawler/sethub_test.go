@@ -13,12 +13,31 @@ import (
 	"github.com/strata-crawler/strata/internal/testweb"
 )
 
-// hubWrites is the store with its SetHub calls noted.
+// hubWrites is the store with its SetHub calls noted; with unreported, its due URLs do not report
+// their hub state, as a store that does not read it (the ratio left in them happens to equal what
+// the rule finds for a hub without evidence, so only HubStored tells).
 type hubWrites struct {
 	crawler.CycleStore
-	mu   sync.Mutex
-	n    int
-	last map[int64][2]float64 // hub → the threshold and ratio last written
+	unreported bool
+	mu         sync.Mutex
+	n          int
+	last       map[int64][2]float64 // hub → the threshold and ratio last written
+}
+
+func (h *hubWrites) NextDue(ctx context.Context, q store.DueQuery) (*store.DueURL, error) {
+	u, err := h.CycleStore.NextDue(ctx, q)
+	if u != nil && h.unreported {
+		u.ChildRatio, u.HubStored = -1, false
+	}
+	return u, err
+}
+
+func (h *hubWrites) DueByID(ctx context.Context, id, run int64) (*store.DueURL, error) {
+	u, err := h.CycleStore.DueByID(ctx, id, run)
+	if u != nil && h.unreported {
+		u.ChildRatio, u.HubStored = -1, false
+	}
+	return u, err
 }
 
 func (h *hubWrites) SetHub(ctx context.Context, hub int64, threshold, childRatio float64) error {
@@ -32,8 +51,15 @@ func (h *hubWrites) SetHub(ctx context.Context, hub int64, threshold, childRatio
 // TestSelectiveWritesOnlyWhatChanged: a hub whose threshold and child ratio come out as they are
 // stored is not written (a first crawl's hubs have no evidence, and each such write took SQLite's
 // write lock), and after every run each hub's stored state is the last the rule wrote, or the
-// defaults if it never wrote one.
+// defaults if it never wrote one. A store that does not report the stored state has every hub's
+// state written.
 func TestSelectiveWritesOnlyWhatChanged(t *testing.T) {
+	for _, unreported := range []bool{false, true} {
+		t.Run(fmt.Sprintf("unreported=%v", unreported), func(t *testing.T) { selectiveWrites(t, unreported) })
+	}
+}
+
+func selectiveWrites(t *testing.T, unreported bool) {
 	web := testweb.New(t)
 	s := web.AddSite(t)
 	var kids []string
@@ -44,7 +70,7 @@ func TestSelectiveWritesOnlyWhatChanged(t *testing.T) {
 	s.Page("/", links("home", "/a/"))
 	s.Page("/a/", links("hub", kids...))
 	c := newDayCycle(t, []store.NewSeed{{URL: s.URL("/"), Host: s.Host(), Level: 2, FrMax: 1}}, nil)
-	w := &hubWrites{CycleStore: c.db, last: map[int64][2]float64{}}
+	w := &hubWrites{CycleStore: c.db, unreported: unreported, last: map[int64][2]float64{}}
 	c.cyc.Close()
 	setup := crawler.SetupOf(c.conf)
 	setup.Crawl.Log = slog.New(slog.DiscardHandler)
@@ -62,8 +88,11 @@ func TestSelectiveWritesOnlyWhatChanged(t *testing.T) {
 	}
 	defer raw.Close()
 	c.mustRun()
-	if w.n != 0 {
+	switch {
+	case !unreported && w.n != 0:
 		t.Errorf("the first run wrote %d hub states; its hubs have no evidence, so nothing changed", w.n)
+	case unreported && w.n != 2:
+		t.Errorf("the first run wrote %d hub states, the store not reporting them; want both hubs'", w.n)
 	}
 	for run := 2; run <= 5; run++ {
 		c.mustRun()

@@ -225,10 +225,15 @@ type DueURL struct {
 	RootID       int64
 	IsSeed       bool
 	Threshold    float64 // the child-change threshold, for hubs
-	ChildRatio   float64 // the share of a hub's children that changed, as last stored (SetHub); -1 when none
 	ArchivePath  string  // of the current stored version, "" if none
 	Digest       []byte  // of the current version's text (package change), nil if none
 	TextMode     string  // how the current version's text was extracted (FetchRecord.TextMode)
+
+	// ChildRatio is the share of a hub's children that changed as SetHub last stored it, -1 when
+	// none. HubStored says the store reported it (and Threshold) as stored: a store that does not
+	// leaves the selective rule writing its state every time, changed or not.
+	ChildRatio float64
+	HubStored  bool
 
 	New        bool    // never fetched before
 	ChangeRate float64 // estimated changes per run; 0 when not estimated yet
@@ -343,6 +348,7 @@ func scanDue(row interface{ Scan(...any) error }) (*DueURL, error) {
 	if err != nil {
 		return nil, err
 	}
+	d.HubStored = true
 	d.ETag, d.LastModified, d.ContentHash, d.RootID = etag.String, lm.String, hash.String, root.Int64
 	d.ArchivePath, d.ChangeRate, d.LastRun = archived.String, rate.Float64, lastRun.Int64
 	d.SiteDate, d.HintLastMod, d.TextMode = parseTime(siteDate), hint.String, textMode.String
