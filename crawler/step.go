@@ -735,8 +735,13 @@ func (s *stage) selective(ctx context.Context, u *store.DueURL, rec *store.Fetch
 	if ev.Enough() {
 		next, ratio = rule.NextThreshold(threshold, ev.Ratio()), ev.Ratio()
 	}
-	if err := s.c.store.SetHub(ctx, u.ID, next, ratio); err != nil {
-		return err
+	// Most hubs come due with nothing new to store (a first crawl's hubs have no evidence): the
+	// write would take SQLite's write lock for nothing, and with a page's finish in a goroutine of
+	// its own, dozens of them queued for it at once (issue 19).
+	if !u.HubStored || next != u.Threshold || ratio != u.ChildRatio {
+		if err := s.c.store.SetHub(ctx, u.ID, next, ratio); err != nil {
+			return err
+		}
 	}
 	skipped := 0
 	switch verdict {

@@ -26,7 +26,7 @@ var droppedTags = map[string]bool{
 // without the title block.
 func tokenText(src []byte) (title, body string) {
 	z := html.NewTokenizer(bytes.NewReader(src))
-	r := &renderer{linkEnd: -1}
+	r := newRenderer()
 	skip, skipDepth := "", 0 // skipping the content of this element
 	pre := 0                 // depth of <pre> elements
 	inTitle := false
@@ -36,7 +36,7 @@ func tokenText(src []byte) (title, body string) {
 		switch tt {
 		case html.ErrorToken:
 			r.endBlock()
-			return collapse(titleText.String()), r.out.String()
+			return collapse(titleText.String()), r.finish()
 		case html.TextToken:
 			switch {
 			case inTitle:

@@ -229,6 +229,12 @@ type DueURL struct {
 	Digest       []byte  // of the current version's text (package change), nil if none
 	TextMode     string  // how the current version's text was extracted (FetchRecord.TextMode)
 
+	// ChildRatio is the share of a hub's children that changed as SetHub last stored it, -1 when
+	// none. HubStored says the store reported it (and Threshold) as stored: a store that does not
+	// leaves the selective rule writing its state every time, changed or not.
+	ChildRatio float64
+	HubStored  bool
+
 	New        bool    // never fetched before
 	ChangeRate float64 // estimated changes per run; 0 when not estimated yet
 	LastRun    int64   // run of the last fetch with a usable answer; 0 if none
@@ -329,7 +335,7 @@ const dueColumns = `urls.id, url, urls.host, urls.level, fr_max, etag, last_modi
 		threshold, digest, (SELECT archive_path FROM fetches f WHERE f.url_id = urls.id AND f.archive_path IS NOT NULL ORDER BY f.id DESC LIMIT 1),
 		date IS NULL, change_rate,
 		(SELECT f.run_id FROM fetches f WHERE f.url_id = urls.id AND (f.status = 200 OR f.not_modified) ORDER BY f.id DESC LIMIT 1),
-		site_date, hint_lastmod, text_mode`
+		site_date, hint_lastmod, text_mode, coalesce(child_ratio, -1)`
 
 // scanDue reads a row of dueColumns.
 func scanDue(row interface{ Scan(...any) error }) (*DueURL, error) {
@@ -338,10 +344,11 @@ func scanDue(row interface{ Scan(...any) error }) (*DueURL, error) {
 	var root, lastRun sql.NullInt64
 	var rate sql.NullFloat64
 	err := row.Scan(&d.ID, &d.URL, &d.Host, &d.Level, &d.FrMax, &etag, &lm, &hash, &root, &d.IsSeed, &d.Threshold, &d.Digest, &archived,
-		&d.New, &rate, &lastRun, &siteDate, &hint, &textMode)
+		&d.New, &rate, &lastRun, &siteDate, &hint, &textMode, &d.ChildRatio)
 	if err != nil {
 		return nil, err
 	}
+	d.HubStored = true
 	d.ETag, d.LastModified, d.ContentHash, d.RootID = etag.String, lm.String, hash.String, root.Int64
 	d.ArchivePath, d.ChangeRate, d.LastRun = archived.String, rate.Float64, lastRun.Int64
 	d.SiteDate, d.HintLastMod, d.TextMode = parseTime(siteDate), hint.String, textMode.String
@@ -490,6 +497,9 @@ func (db *DB) Enqueue(ctx context.Context, u NewURL, runStart time.Time) (id int
 	if err != nil {
 		return 0, 0, fmt.Errorf("enqueue %s: %w", u.URL, err)
 	}
+	if what != EnqueuedKnown {
+		db.known.note(u.URL, u.Level) // inserted at u.Level, or raised to it
+	}
 	return id, what, nil
 }
 
@@ -547,6 +557,8 @@ func (db *DB) Discover(ctx context.Context, found []NewURL) ([]NewURL, error) {
 	if err != nil {
 		return nil, fmt.Errorf("record %d discovered URLs: %w", len(found), err)
 	}
+	// Committed: each URL is in the table now, inserted at its level or raised to it.
+	db.known.noteAll(found)
 	return added, nil
 }
 
@@ -554,10 +566,23 @@ func (db *DB) Discover(ctx context.Context, found []NewURL) ([]NewURL, error) {
 // those whose level it would raise. Most links of a page are known already (a site's navigation is
 // on every page), and without this read every page took SQLite's one write lock to change
 // nothing, queueing behind the group commit with a connection held. Nothing takes a URL out of the
-// table or lowers its level during a crawl, so a URL known here at its level needs no write.
+// table or lowers its level, so a URL known here at its level needs no write. The URLs this
+// handle has seen at their level (db.known) are not even looked up.
 func (db *DB) toDiscover(ctx context.Context, found []NewURL) ([]NewURL, error) {
+	found = db.known.unknown(found)
 	if len(found) == 0 {
 		return nil, nil
+	}
+	// One short read: the driver's watch over a cancellable context (a goroutine per statement)
+	// would cost more than the query (see rowCtx).
+	ctx, err := rowCtx(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if len(found) == 1 {
+		// Most pages of a known site bring one link or none that this handle has not seen: a
+		// lookup by the URL index costs a third of building and reading a JSON list.
+		return db.toDiscoverOne(ctx, found[0])
 	}
 	urls := make([]string, len(found))
 	for i, u := range found {
@@ -584,6 +609,7 @@ func (db *DB) toDiscover(ctx context.Context, found []NewURL) ([]NewURL, error) 
 			return nil, fmt.Errorf("look up %d discovered URLs: %w", len(found), err)
 		}
 		known[u] = level
+		db.known.note(u, level)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("look up %d discovered URLs: %w", len(found), err)
@@ -595,6 +621,26 @@ func (db *DB) toDiscover(ctx context.Context, found []NewURL) ([]NewURL, error) 
 		}
 	}
 	return write, nil
+}
+
+// toDiscoverOne is toDiscover for one URL.
+func (db *DB) toDiscoverOne(ctx context.Context, u NewURL) ([]NewURL, error) {
+	st, err := db.prepared(ctx, `SELECT level FROM urls WHERE url = ?`)
+	if err != nil {
+		return nil, fmt.Errorf("look up discovered URL %s: %w", u.URL, err)
+	}
+	var level int
+	switch err := st.QueryRowContext(ctx, u.URL).Scan(&level); {
+	case errors.Is(err, sql.ErrNoRows):
+		return []NewURL{u}, nil
+	case err != nil:
+		return nil, fmt.Errorf("look up discovered URL %s: %w", u.URL, err)
+	}
+	db.known.note(u.URL, level)
+	if level < u.Level {
+		return []NewURL{u}, nil
+	}
+	return nil, nil
 }
 
 // SetDue makes the pages in due due now (fr = 0) and those in notDue wait one more run (fr = 1),

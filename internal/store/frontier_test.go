@@ -2,7 +2,9 @@ package store_test
 
 import (
 	"errors"
+	"fmt"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -206,4 +208,64 @@ func mustID(t *testing.T, db *store.DB, u string) int64 {
 		t.Fatal(err)
 	}
 	return info.ID
+}
+
+// TestDiscoverConcurrent: workers discovering overlapping links at different levels at once leave
+// every URL in the table once, at the highest level any of them found it, and between them report
+// each URL added exactly once — whatever each handle's memory of the URLs it has seen.
+func TestDiscoverConcurrent(t *testing.T) {
+	ctx := t.Context()
+	db := mustOpen(t, filepath.Join(t.TempDir(), "s.db"), store.Options{})
+	const workers, urls, rounds = 6, 60, 8
+	want := map[string]int{}
+	found := make([][][]store.NewURL, workers)
+	for w := range workers {
+		for r := range rounds {
+			var page []store.NewURL
+			for i := range urls / 3 {
+				n := (w*7 + r*13 + i*5) % urls
+				u := fmt.Sprintf("https://a.example/%d", n)
+				level := (w + r + i) % 4
+				page = append(page, store.NewURL{URL: u, Host: "a.example", Level: level, FrMax: 1})
+				want[u] = max(want[u], level)
+			}
+			found[w] = append(found[w], page)
+		}
+	}
+	added := make([]map[string]int, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		added[w] = map[string]int{}
+		wg.Go(func() {
+			for _, page := range found[w] {
+				got, err := db.Discover(ctx, page)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				for _, a := range got {
+					added[w][a.URL]++
+				}
+			}
+		})
+	}
+	wg.Wait()
+	total := map[string]int{}
+	for _, a := range added {
+		for u, n := range a {
+			total[u] += n
+		}
+	}
+	for u, level := range want {
+		if total[u] != 1 {
+			t.Errorf("%s reported added %d times, want once", u, total[u])
+		}
+		info, err := db.URLInfo(ctx, u)
+		if err != nil {
+			t.Fatalf("%s: %v", u, err)
+		}
+		if info.Level != level {
+			t.Errorf("%s at level %d, want %d (the highest found)", u, info.Level, level)
+		}
+	}
 }

@@ -65,7 +65,7 @@ func OpenReadOnly(ctx context.Context, path string) (*DB, error) {
 			"strata command, such as strata status, where it can be written", path, ErrOldSchema, current, want)
 	}
 	keepConns(sdb)
-	return &DB{sql: sdb, path: path, now: time.Now}, nil
+	return &DB{sql: sdb, path: path, now: time.Now, known: newKnownURLs()}, nil
 }
 
 // openRO opens path read-only (immutable: without the -shm index or any lock) and reads its schema

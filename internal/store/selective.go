@@ -62,7 +62,11 @@ func (db *DB) HasChildren(ctx context.Context, hub int64) (bool, error) {
 // SetHub stores what the selective rule found when a hub came due: its new child-change threshold and
 // the share of its children that changed.
 func (db *DB) SetHub(ctx context.Context, hub int64, threshold, childRatio float64) error {
-	if _, err := db.sql.ExecContext(ctx, `UPDATE urls SET threshold = ?, child_ratio = ? WHERE id = ?`, threshold, childRatio, hub); err != nil {
+	st, err := db.prepared(ctx, `UPDATE urls SET threshold = ?, child_ratio = ? WHERE id = ?`)
+	if err != nil {
+		return fmt.Errorf("set hub state of URL %d: %w", hub, err)
+	}
+	if _, err := st.ExecContext(ctx, threshold, childRatio, hub); err != nil {
 		return fmt.Errorf("set hub state of URL %d: %w", hub, err)
 	}
 	return nil

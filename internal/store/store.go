@@ -112,7 +112,8 @@ type DB struct {
 	path string
 	now  func() time.Time
 
-	stmts sync.Map // query text → *sql.Stmt, for the statements run once or more per page
+	stmts sync.Map   // query text → *sql.Stmt, for the statements run once or more per page
+	known *knownURLs // URLs seen in the table, for Discover
 }
 
 // Options tune Open.
@@ -152,7 +153,7 @@ func open(ctx context.Context, path, name string, opts Options) (*DB, error) {
 		return nil, fmt.Errorf("database %s: %w", name, err)
 	}
 	keepConns(sdb)
-	db := &DB{sql: sdb, path: name, now: opts.Now}
+	db := &DB{sql: sdb, path: name, now: opts.Now, known: newKnownURLs()}
 	if db.now == nil {
 		db.now = time.Now
 	}

@@ -90,8 +90,13 @@ func (w *Writer) Write(recs ...Record) ([]Loc, error) {
 // in parallel and leave only Append to the writer.
 func Encode(r Record) ([]byte, error) {
 	var buf bytes.Buffer
-	zw := gzipPool.Get().(*kgzip.Writer) // a new writer allocates its tables: most of a small record's cost
-	defer gzipPool.Put(zw)
+	// The member is a fraction of the record (HTML deflates to a fifth or less): starting near
+	// that size spares the buffer most of its growing and copying.
+	if n, err := r.WarcHeader().GetInt64(gowarc.ContentLength); err == nil && n > 0 {
+		buf.Grow(int(min(n/3, 1<<20)) + 1024)
+	}
+	zw := getGzip() // a new writer allocates its tables: most of a small record's cost
+	defer putGzip(zw)
 	zw.Reset(&buf)
 	if _, _, err := gowarc.NewMarshaler().Marshal(zw, r, 0); err != nil {
 		return nil, fmt.Errorf("warc: marshal %s record: %w", r.Type(), err)
@@ -102,14 +107,38 @@ func Encode(r Record) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// gzipPool holds klauspost/compress's gzip writers at its default level: on real-sized HTML it
+// gzipFree holds klauspost/compress's gzip writers at its default level: on real-sized HTML it
 // compresses 5-10 times faster than compress/gzip's default level, to within 2 % of its size (a
 // 50 KB page: 0.2 ms and 10,972 bytes against 1.6 ms and 10,808; docs/performance.md, section 10).
 // Every WARC reader inflates it alike: it is the same DEFLATE format.
-var gzipPool = sync.Pool{New: func() any {
-	zw, _ := kgzip.NewWriterLevel(nil, kgzip.DefaultCompression)
-	return zw
-}}
+//
+// The writers are kept in a small free list rather than a sync.Pool: each holds about 1 MB of
+// tables, and a sync.Pool is emptied by every garbage collection, which on a crawl of 50 KB pages
+// comes every few pages: a new writer (1 MB allocated and cleared, and the next collection
+// brought closer) for about every tenth page (issue 19). The list keeps a few writers for good:
+// those the encoders running at once need.
+var gzipFree = make(chan *kgzip.Writer, gzipKept)
+
+// gzipKept is how many idle writers gzipFree keeps (about 1 MB each).
+const gzipKept = 8
+
+func getGzip() *kgzip.Writer {
+	select {
+	case zw := <-gzipFree:
+		return zw
+	default:
+		zw, _ := kgzip.NewWriterLevel(nil, kgzip.DefaultCompression)
+		return zw
+	}
+}
+
+func putGzip(zw *kgzip.Writer) {
+	zw.Reset(io.Discard) // not to keep the last member alive
+	select {
+	case gzipFree <- zw:
+	default: // enough are kept: this one goes to the collector
+	}
+}
 
 // Append appends members made by Encode, in order, and returns where each went.
 func (w *Writer) Append(members ...[]byte) ([]Loc, error) {

@@ -1,12 +1,16 @@
 package warc
 
 import (
+	"bytes"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	kgzip "github.com/klauspost/compress/gzip"
 	gowarc "github.com/nlnwa/gowarc/v3"
 )
 
@@ -262,4 +266,61 @@ func TestPayloadDigestIsTheRecords(t *testing.T) {
 	if e.Type != "response" {
 		t.Errorf("another payload: %s, want a response", e.Type)
 	}
+}
+
+// TestEncodeWithAReusedWriter: a gzip writer taken from the free list, after compressing other
+// records, gives the same bytes as a new one: what is written never depends on what came before.
+func TestEncodeWithAReusedWriter(t *testing.T) {
+	page := func(i int) Exchange {
+		body := bytes.Repeat([]byte(fmt.Sprintf("<p>Paragraph %d of a page that repeats itself.</p>\n", i)), 200+i)
+		return Exchange{URL: fmt.Sprintf("http://a.test/%d", i), Date: time.Date(2026, 11, 26, 9, 0, 0, 0, time.UTC),
+			Response: []byte("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n"), Body: body}
+	}
+	encodeFresh := func(r Record) []byte {
+		var buf bytes.Buffer
+		zw, _ := kgzip.NewWriterLevel(&buf, kgzip.DefaultCompression)
+		if _, _, err := gowarc.NewMarshaler().Marshal(zw, r, 0); err != nil {
+			t.Fatal(err)
+		}
+		if err := zw.Close(); err != nil {
+			t.Fatal(err)
+		}
+		return buf.Bytes()
+	}
+	for i := range 2 * gzipKept {
+		x := page(i)
+		a, err := Response(x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := Encode(a)
+		a.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The same record again, for the new writer: its ID is the only field that differs.
+		b, err := Response(x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := encodeFresh(b)
+		b.Close()
+		got = bytes.Replace(inflate(t, got), []byte(a.ID()), []byte(b.ID()), 1)
+		if !bytes.Equal(got, inflate(t, want)) {
+			t.Fatalf("record %d: Encode with a reused writer inflates to other bytes than a new writer's", i)
+		}
+	}
+}
+
+func inflate(t *testing.T, member []byte) []byte {
+	t.Helper()
+	zr, err := kgzip.NewReader(bytes.NewReader(member))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }

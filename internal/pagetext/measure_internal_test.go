@@ -1,0 +1,62 @@
+package pagetext
+
+import (
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// measureTextByRune is measureText as first written, a rune at a time: the reference the fast
+// paths must agree with.
+func measureTextByRune(s string, weight float64) textStats {
+	var t textStats
+	space := false
+	for _, c := range s {
+		switch {
+		case isSpace(c):
+			if !space {
+				t.chars++
+			}
+			space = true
+			continue
+		case isComma(c):
+			t.commas++
+		}
+		space = false
+		t.chars++
+	}
+	t.link = weight * float64(t.chars)
+	return t
+}
+
+// TestMeasureTextAgreesRuneByRune compares measureText with the rune-at-a-time reference on
+// strings of every kind of character, invalid UTF-8 included, and on the text of real pages.
+func TestMeasureTextAgreesRuneByRune(t *testing.T) {
+	pieces := []string{"a", "Z", "0", " ", "  ", "\t", "\n", "\r\n", ",", "，", "、", "\u00a0", "\u200b", "\x00", "\x7f", "\x01",
+		"é", "日本", "\u2003", "\xff", "\xe2\x82", "word", "long words here", ", ", " ,"}
+	rng := rand.New(rand.NewPCG(3, 4))
+	var cases []string
+	for range 5000 {
+		var b strings.Builder
+		for range rng.IntN(12) {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		cases = append(cases, b.String())
+	}
+	pages, _ := filepath.Glob(filepath.Join("testdata", "realpages", "*.html"))
+	for _, p := range pages[:min(len(pages), 10)] {
+		src, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cases = append(cases, string(src))
+	}
+	for _, s := range cases {
+		if got, want := measureText(s, 0.5), measureTextByRune(s, 0.5); got != want {
+			t.Fatalf("measureText(%q) = %+v, want %+v (valid UTF-8: %v)", s, got, want, utf8.ValidString(s))
+		}
+	}
+}
