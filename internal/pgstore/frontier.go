@@ -150,7 +150,7 @@ const dueColumns = `urls.id, urls.url, urls.host, urls.level, urls.fr_max, urls.
 		(SELECT archive_path FROM fetches f WHERE f.url_id = urls.id AND f.archive_path IS NOT NULL ORDER BY f.id DESC LIMIT 1),
 		urls.date IS NULL, urls.change_rate,
 		(SELECT f.run_id FROM fetches f WHERE f.url_id = urls.id AND (f.status = 200 OR f.not_modified = 1) ORDER BY f.id DESC LIMIT 1),
-		urls.site_date, urls.hint_lastmod, urls.text_mode`
+		urls.site_date, urls.hint_lastmod, urls.text_mode, coalesce(urls.child_ratio, -1)`
 
 // scanDue reads a row of dueColumns.
 func scanDue(row pgx.Row) (*store.DueURL, error) {
@@ -159,10 +159,11 @@ func scanDue(row pgx.Row) (*store.DueURL, error) {
 	var root, lastRun *int64
 	var rate *float64
 	err := row.Scan(&d.ID, &d.URL, &d.Host, &d.Level, &d.FrMax, &etag, &lm, &hash, &root, &d.IsSeed, &d.Threshold, &d.Digest, &archived,
-		&d.New, &rate, &lastRun, &siteDate, &hint, &textMode)
+		&d.New, &rate, &lastRun, &siteDate, &hint, &textMode, &d.ChildRatio)
 	if err != nil {
 		return nil, err
 	}
+	d.HubStored = true
 	d.ETag, d.LastModified, d.ContentHash, d.RootID = deref(etag), deref(lm), deref(hash), deref(root)
 	d.ArchivePath, d.ChangeRate, d.LastRun = deref(archived), deref(rate), deref(lastRun)
 	d.SiteDate, d.HintLastMod, d.TextMode = parseTime(siteDate), deref(hint), deref(textMode)

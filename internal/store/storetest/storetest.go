@@ -157,7 +157,7 @@ func RunRobots(t *testing.T, open func(t *testing.T) RobotsRoles) {
 
 // RunSelective runs the selective rule's subtests (crawler.SelectiveStore).
 func RunSelective(t *testing.T, open func(t *testing.T) SelectiveRoles) {
-	suite[SelectiveRoles]{{"Selective", testSelective}}.run(t, open)
+	suite[SelectiveRoles]{{"Selective", testSelective}, {"HubState", testHubState}}.run(t, open)
 }
 
 // RunHints runs the hints' subtests (crawler.HintStore).
@@ -563,6 +563,35 @@ func testRobots(t *testing.T, st RobotsRoles) {
 	}
 	if _, err := st.RobotsCache(ctx, "http://b.test"); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("RobotsCache(another origin) = %v; want an error wrapping ErrNotFound", err)
+	}
+}
+
+// testHubState: a due URL carries its hub state as SetHub stored it, and says so (HubStored), so
+// that the selective rule can leave a state that did not change unwritten; a URL no rule has
+// judged reports the defaults, threshold 0.40 and no child ratio (-1).
+func testHubState(t *testing.T, st SelectiveRoles) {
+	ctx := t.Context()
+	judged, never := "http://a.test/judged", "http://a.test/never"
+	seed(t, st, judged, never)
+	run, _ := begin(t, st, 1)
+	if _, _, err := st.Countdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	ids := map[string]int64{}
+	if err := st.DueCandidates(ctx, run, func(c store.Candidate) error { ids[c.URL] = c.ID; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.SetHub(ctx, ids[judged], 0.3, 0.25); err != nil {
+		t.Fatal(err)
+	}
+	for u, want := range map[string][2]float64{judged: {0.3, 0.25}, never: {0.40, -1}} {
+		d, err := st.DueByID(ctx, ids[u], run)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !d.HubStored || d.Threshold != want[0] || d.ChildRatio != want[1] {
+			t.Errorf("%s: HubStored %v, threshold %v, child ratio %v; want true, %v, %v", u, d.HubStored, d.Threshold, d.ChildRatio, want[0], want[1])
+		}
 	}
 }
 
