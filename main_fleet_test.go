@@ -1,0 +1,264 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/strata-crawler/strata/internal/pgtest"
+	"github.com/strata-crawler/strata/internal/testweb"
+)
+
+// fleetGap is the loopback gap of the fleet tests: short, so a few dozen pages take seconds, and
+// long enough that a worker ignoring another's requests would break it.
+const fleetGap = 150 * time.Millisecond
+
+// fleetWeb is sites sites of pages pages each, every page linked from the home page, each site on
+// its own loopback address.
+func fleetWeb(t *testing.T, sites, pages int) (*testweb.Web, []string) {
+	t.Helper()
+	web := testweb.New(t)
+	var seeds []string
+	for i, s := range web.AddSites(t, sites) {
+		var links strings.Builder
+		for p := 1; p < pages; p++ {
+			fmt.Fprintf(&links, `<a href="/p%d">p%d</a> `, p, p)
+			s.Page(fmt.Sprintf("/p%d", p), fmt.Sprintf("<p>site %d page %d</p>", i, p))
+		}
+		s.Page("/", "<p>home</p> "+links.String())
+		seeds = append(seeds, s.URL("/"))
+	}
+	return web, seeds
+}
+
+// fleetDir writes n workers' configurations on one PostgreSQL database, each with its own archive
+// root, and adds the seeds.
+func fleetDir(t *testing.T, dbURL string, seeds []string, n int) (dir string, cfgs []string) {
+	t.Helper()
+	dir = t.TempDir()
+	for i := range n {
+		cfg := filepath.Join(dir, fmt.Sprintf("worker%d.toml", i))
+		body := fmt.Sprintf("[database]\nurl = %q\n[politeness]\nloopback_delay = %q\n[crawl]\nuser_agent = \"strata-test/1 (+https://lab.example/c)\"\n"+
+			"page_timeout = \"2s\"\n[archive]\nroot = %q\nkeep = \"0s\"\n", dbURL, fleetGap.String(), filepath.Join(dir, fmt.Sprintf("archive%d", i)))
+		if err := os.WriteFile(cfg, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cfgs = append(cfgs, cfg)
+	}
+	args := append([]string{"--config", cfgs[0], "seed", "add", "--level", "1"}, seeds...)
+	if _, errs, code := strata(t, dir, args...); code != 0 {
+		t.Fatalf("seed add: exit %d\n%s", code, errs)
+	}
+	return dir, cfgs
+}
+
+// startWorkers starts one strata run --worker per configuration.
+func startWorkers(t *testing.T, dir string, cfgs []string, extra ...string) []*exec.Cmd {
+	t.Helper()
+	var cmds []*exec.Cmd
+	for i, cfg := range cfgs {
+		cmd := strataCmd(dir, append([]string{"--config", cfg, "run", "--worker", "--lease", "2s"}, extra...)...)
+		out, err := os.Create(filepath.Join(dir, fmt.Sprintf("worker%d.out", i)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { out.Close() })
+		cmd.Stdout, cmd.Stderr = out, out
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+		cmds = append(cmds, cmd)
+	}
+	return cmds
+}
+
+func workerOutput(t *testing.T, dir string, i int) string {
+	b, _ := os.ReadFile(filepath.Join(dir, fmt.Sprintf("worker%d.out", i)))
+	return string(b)
+}
+
+// fetchedTwice lists the pages the server was asked for more than once (robots.txt aside).
+func fetchedTwice(web *testweb.Web) []string {
+	n := map[string]int{}
+	for _, r := range web.Requests() {
+		if r.Path != "/robots.txt" {
+			n[r.Host+r.Path]++
+		}
+	}
+	var out []string
+	for k, c := range n {
+		if c > 1 {
+			out = append(out, fmt.Sprintf("%s ×%d", k, c))
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// archived returns the run's archived versions as "url content-hash", and checks that each lives
+// in exactly one of the roots.
+func archived(t *testing.T, dbURL string, run int64, roots []string) []string {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	rows, err := conn.Query(ctx, `SELECT u.url, coalesce(u.content_hash, ''), f.archive_path FROM fetches f JOIN urls u ON u.id = f.url_id
+		WHERE f.run_id = $1 AND f.archive_path IS NOT NULL ORDER BY u.url`, run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	var u, hash, path string
+	_, err = pgx.ForEachRow(rows, []any{&u, &hash, &path}, func() error {
+		in := 0
+		for _, root := range roots {
+			if _, err := os.Stat(filepath.Join(root, path)); err == nil {
+				in++
+			}
+		}
+		if in != 1 {
+			t.Errorf("version %s of %s is in %d archive roots, want 1", path, u, in)
+		}
+		// The two webs' sites differ in address only: a version is its path and content.
+		_, rest, _ := strings.Cut(strings.TrimPrefix(u, "http://"), "/")
+		out = append(out, "/"+rest+" "+hash)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func queryInt(t *testing.T, dbURL, q string, args ...any) int64 {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var n int64
+	if err := conn.QueryRow(ctx, q, args...).Scan(&n); err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	return n
+}
+
+// TestFleetThreeWorkers crawls a loopback web of 6 sites with 3 workers on one PostgreSQL
+// frontier: the server sees no politeness violation and no page twice, one worker records the
+// run's end after recalc and links, and the archive holds the same versions as one worker's crawl
+// of the same web, each in exactly one worker's root.
+func TestFleetThreeWorkers(t *testing.T) {
+	const sites, pages = 6, 6
+	// One worker: the reference.
+	oneURL := pgtest.URL(t)
+	oneWeb, oneSeeds := fleetWeb(t, sites, pages)
+	oneDir, oneCfg := fleetDir(t, oneURL, oneSeeds, 1)
+	for _, cmd := range startWorkers(t, oneDir, oneCfg) {
+		if err := cmd.Wait(); err != nil {
+			t.Fatalf("one worker: %v\n%s", err, workerOutput(t, oneDir, 0))
+		}
+	}
+	if v := oneWeb.Violations(testweb.CheckOptions{MinGap: fleetGap}); len(v) > 0 {
+		t.Errorf("one worker: violations: %v", v)
+	}
+	want := archived(t, oneURL, 1, []string{filepath.Join(oneDir, "archive0")})
+	if len(want) != sites*pages {
+		t.Fatalf("one worker archived %d versions, want %d", len(want), sites*pages)
+	}
+
+	dbURL := pgtest.URL(t)
+	web, seeds := fleetWeb(t, sites, pages)
+	dir, cfgs := fleetDir(t, dbURL, seeds, 3)
+	cmds := startWorkers(t, dir, cfgs)
+	finished := 0
+	for i, cmd := range cmds {
+		if err := cmd.Wait(); err != nil {
+			t.Fatalf("worker %d: %v\n%s", i, err, workerOutput(t, dir, i))
+		}
+		out := workerOutput(t, dir, i)
+		if strings.Contains(out, "run 1 finished by worker") {
+			finished++
+		}
+	}
+	if finished != 1 {
+		t.Errorf("%d workers recorded the run's end, want 1", finished)
+	}
+	if v := web.Violations(testweb.CheckOptions{MinGap: fleetGap}); len(v) > 0 {
+		t.Errorf("3 workers: politeness violations: %v", v)
+	}
+	if twice := fetchedTwice(web); len(twice) > 0 {
+		t.Errorf("3 workers fetched pages twice: %v", twice)
+	}
+	if n := queryInt(t, dbURL, `SELECT count(*) FROM runs`); n != 1 {
+		t.Errorf("%d runs, want the 3 workers' one", n)
+	}
+	if n := queryInt(t, dbURL, `SELECT count(*) FROM runs WHERE status = 'completed' AND ended_at IS NOT NULL`); n != 1 {
+		t.Errorf("run not completed")
+	}
+	if n := queryInt(t, dbURL, `SELECT count(DISTINCT worker) FROM fleet_workers WHERE run_id = 1 AND done_at IS NOT NULL`); n != 3 {
+		t.Errorf("%d workers done in run 1, want 3", n)
+	}
+	var roots []string
+	for i := range cfgs {
+		roots = append(roots, filepath.Join(dir, fmt.Sprintf("archive%d", i)))
+	}
+	got := archived(t, dbURL, 1, roots)
+	if !slices.Equal(got, want) {
+		t.Errorf("3 workers archived\n%v\nwant one worker's\n%v", got, want)
+	}
+}
+
+// TestFleetWorkerKilled kills one of 3 workers with SIGKILL in the middle of a run: its leases
+// expire, the others take its domains over, and every page is fetched in the run, none twice but
+// perhaps the one the dead worker had in flight, with no politeness violation.
+func TestFleetWorkerKilled(t *testing.T) {
+	const sites, pages = 6, 8
+	dbURL := pgtest.URL(t)
+	web, seeds := fleetWeb(t, sites, pages)
+	dir, cfgs := fleetDir(t, dbURL, seeds, 3)
+	cmds := startWorkers(t, dir, cfgs)
+	deadline := time.Now().Add(30 * time.Second)
+	for len(web.Requests()) < sites*2 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err := cmds[0].Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	cmds[0].Wait()
+	for i, cmd := range cmds[1:] {
+		if err := cmd.Wait(); err != nil {
+			t.Fatalf("worker %d: %v\n%s", i+1, err, workerOutput(t, dir, i+1))
+		}
+	}
+	if v := web.Violations(testweb.CheckOptions{MinGap: fleetGap}); len(v) > 0 {
+		t.Errorf("politeness violations across the kill: %v", v)
+	}
+	if twice := fetchedTwice(web); len(twice) > 1 {
+		t.Errorf("pages fetched twice: %v; want at most the one the dead worker had in flight", twice)
+	}
+	if n := queryInt(t, dbURL, `SELECT count(DISTINCT url_id) FROM fetches WHERE run_id = 1 AND status = 200`); n != sites*pages {
+		t.Errorf("run 1 fetched %d pages, want all %d", n, sites*pages)
+	}
+	if n := queryInt(t, dbURL, `SELECT count(*) FROM runs WHERE id = 1 AND status = 'completed'`); n != 1 {
+		t.Errorf("run 1 not completed by the surviving workers:\n%s\n%s", workerOutput(t, dir, 1), workerOutput(t, dir, 2))
+	}
+	if n := queryInt(t, dbURL, `SELECT count(*) FROM fleet_leases WHERE worker IS NOT NULL`); n != 0 {
+		t.Errorf("%d leases still held after the run", n)
+	}
+}
