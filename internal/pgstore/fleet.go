@@ -36,7 +36,24 @@ func (db *DB) Worker(name string, ttl time.Duration) (*Worker, error) {
 	if ttl < MinLease {
 		return nil, fmt.Errorf("fleet worker %s: lease %v is shorter than %v", name, ttl, MinLease)
 	}
+	db.worker = name
 	return &Worker{db: db, name: name, ttl: ttl, now: time.Now}, nil
+}
+
+// Home says which worker recorded the version archivePath of run and in which archive root it
+// lives there; ok is false for a version no fleet worker recorded (a single process's).
+func (db *DB) Home(ctx context.Context, run int64, archivePath string) (worker, root string, ok bool, err error) {
+	err = db.pool.QueryRow(ctx, `SELECT v.worker, w.archive_root FROM fetches f
+		JOIN fleet_versions v ON v.fetch_id = f.id
+		JOIN fleet_workers w ON w.run_id = f.run_id AND w.worker = v.worker
+		WHERE f.run_id = $1 AND f.archive_path = $2 ORDER BY f.id DESC LIMIT 1`, run, archivePath).Scan(&worker, &root)
+	if notFound(err) {
+		return "", "", false, nil
+	}
+	if err != nil {
+		return "", "", false, fmt.Errorf("home of version %s: %w", archivePath, err)
+	}
+	return worker, root, true, nil
 }
 
 // Name is the worker's name in the fleet tables.

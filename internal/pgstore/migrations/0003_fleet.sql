@@ -30,3 +30,10 @@ CREATE TABLE fleet_workers (
     done_at      timestamptz,
     PRIMARY KEY (run_id, worker)
 );
+
+-- fleet_versions says which worker recorded each archived version, so that its archive root
+-- (fleet_workers.archive_root of the fetch's run) is known on every machine.
+CREATE TABLE fleet_versions (
+    fetch_id bigint PRIMARY KEY REFERENCES fetches (id) ON DELETE CASCADE,
+    worker   text COLLATE "C" NOT NULL
+);
