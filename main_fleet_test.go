@@ -24,7 +24,7 @@ const fleetGap = 150 * time.Millisecond
 
 // fleetWeb is sites sites of pages pages each, every page linked from the home page, each site on
 // its own loopback address.
-func fleetWeb(t *testing.T, sites, pages int) (*testweb.Web, []string) {
+func fleetWeb(t testing.TB, sites, pages int) (*testweb.Web, []string) {
 	t.Helper()
 	web := testweb.New(t)
 	var seeds []string
@@ -42,27 +42,31 @@ func fleetWeb(t *testing.T, sites, pages int) (*testweb.Web, []string) {
 
 // fleetDir writes n workers' configurations on one PostgreSQL database, each with its own archive
 // root, and adds the seeds.
-func fleetDir(t *testing.T, dbURL string, seeds []string, n int) (dir string, cfgs []string) {
+func fleetDir(t testing.TB, dbURL string, seeds []string, n int) (dir string, cfgs []string) {
+	return fleetDirGap(t, dbURL, seeds, n, fleetGap)
+}
+
+func fleetDirGap(t testing.TB, dbURL string, seeds []string, n int, gap time.Duration) (dir string, cfgs []string) {
 	t.Helper()
 	dir = t.TempDir()
 	for i := range n {
 		cfg := filepath.Join(dir, fmt.Sprintf("worker%d.toml", i))
 		body := fmt.Sprintf("[database]\nurl = %q\n[politeness]\nloopback_delay = %q\n[crawl]\nuser_agent = \"strata-test/1 (+https://lab.example/c)\"\n"+
-			"page_timeout = \"2s\"\n[archive]\nroot = %q\nkeep = \"0s\"\n", dbURL, fleetGap.String(), filepath.Join(dir, fmt.Sprintf("archive%d", i)))
+			"page_timeout = \"2s\"\n[archive]\nroot = %q\nkeep = \"0s\"\n", dbURL, gap.String(), filepath.Join(dir, fmt.Sprintf("archive%d", i)))
 		if err := os.WriteFile(cfg, []byte(body), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		cfgs = append(cfgs, cfg)
 	}
 	args := append([]string{"--config", cfgs[0], "seed", "add", "--level", "1"}, seeds...)
-	if _, errs, code := strata(t, dir, args...); code != 0 {
-		t.Fatalf("seed add: exit %d\n%s", code, errs)
+	if out, err := strataCmd(dir, args...).CombinedOutput(); err != nil {
+		t.Fatalf("seed add: %v\n%s", err, out)
 	}
 	return dir, cfgs
 }
 
 // startWorkers starts one strata run --worker per configuration.
-func startWorkers(t *testing.T, dir string, cfgs []string, extra ...string) []*exec.Cmd {
+func startWorkers(t testing.TB, dir string, cfgs []string, extra ...string) []*exec.Cmd {
 	t.Helper()
 	var cmds []*exec.Cmd
 	for i, cfg := range cfgs {
@@ -89,7 +93,7 @@ func startWorkers(t *testing.T, dir string, cfgs []string, extra ...string) []*e
 
 // waitWorker waits for a worker to exit, for at most a minute: a fleet that cannot finish (a
 // domain never taken over) fails the test rather than hanging it.
-func waitWorker(t *testing.T, cmd *exec.Cmd) error {
+func waitWorker(t testing.TB, cmd *exec.Cmd) error {
 	t.Helper()
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
@@ -103,7 +107,7 @@ func waitWorker(t *testing.T, cmd *exec.Cmd) error {
 	}
 }
 
-func workerOutput(t *testing.T, dir string, i int) string {
+func workerOutput(t testing.TB, dir string, i int) string {
 	b, _ := os.ReadFile(filepath.Join(dir, fmt.Sprintf("worker%d.out", i)))
 	return string(b)
 }
@@ -171,7 +175,7 @@ func archived(t *testing.T, dbURL string, run int64, roots []string) []string {
 	return out
 }
 
-func queryInt(t *testing.T, dbURL, q string, args ...any) int64 {
+func queryInt(t testing.TB, dbURL, q string, args ...any) int64 {
 	t.Helper()
 	ctx := context.Background()
 	conn, err := pgx.Connect(ctx, dbURL)
