@@ -301,6 +301,32 @@ func TestFleetWorkerKilled(t *testing.T) {
 	if n := queryInt(t, dbURL, `SELECT count(*) FROM runs WHERE id = 1 AND status = 'completed'`); n != 1 {
 		t.Errorf("run 1 not completed by the surviving workers:\n%s\n%s", workerOutput(t, dir, 1), workerOutput(t, dir, 2))
 	}
+	// The dead worker's machine starts a worker again: it seals what the dead one left in its
+	// archive root — no temporary file, a manifest in each run directory — and goes on.
+	time.Sleep(2 * time.Second) // the dead worker's heartbeat is older than a lease by then
+	again := startWorkers(t, dir, cfgs[:1])
+	if err := waitWorker(t, again[0]); err != nil {
+		t.Fatalf("worker 0 again: %v\n%s", err, workerOutput(t, dir, 0))
+	}
+	root := filepath.Join(dir, "archive0")
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if e.IsDir() && !strings.HasPrefix(e.Name(), ".") && strings.HasSuffix(e.Name(), "Z") {
+			if _, err := os.Stat(filepath.Join(root, e.Name(), "manifest.jsonl")); err != nil {
+				t.Errorf("run directory %s of the dead worker's root is not sealed: %v", e.Name(), err)
+			}
+		}
+	}
+	filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err == nil && strings.HasPrefix(d.Name(), ".strata-tmp-") {
+			t.Errorf("temporary file left in the dead worker's root: %s", path)
+		}
+		return nil
+	})
+
 	// The survivors gave back every lease; the dead worker's may stay, expired, on domains nobody
 	// needed after it (the next worker to need one takes it over).
 	if n := queryInt(t, dbURL, `SELECT count(*) FROM fleet_leases WHERE worker IS NOT NULL AND worker NOT LIKE $1`,

@@ -49,6 +49,21 @@ func (a *app) workerCycle(ctx context.Context, lease time.Duration) error {
 		return usagef("nothing to crawl: %s has no seeds (add one with strata seed add URL)", a.databaseName())
 	}
 	a.warnPlaceholder()
+	// What a worker killed on this archive root left: its run directories are sealed here, since
+	// no other machine can (temporary files removed, manifest written).
+	abandoned, err := w.Abandoned(ctx, a.cfg.Archive.Root)
+	if err != nil {
+		return err
+	}
+	for _, r := range abandoned {
+		if _, err := seal(ctx, db, arch, r.ID, r.StartedAt); err != nil {
+			return err
+		}
+		if err := w.Settle(ctx, r.ID, a.cfg.Archive.Root); err != nil {
+			return err
+		}
+		a.log.Warn("sealed the archive of a worker that stopped without finishing", "run", r.ID, "archive", a.cfg.Archive.Root)
+	}
 	stopKeep := w.Keep(ctx, func(err error) { a.log.Warn("fleet: lease renewal failed; retrying", "err", err) })
 	defer stopKeep()
 	start, err := distinctRunStart(ctx, db)

@@ -308,3 +308,35 @@ func boolInt(b bool) int {
 	}
 	return 0
 }
+
+// Abandoned lists the runs in which a worker archiving to root stopped without ending its crawl
+// stage and has been silent for longer than a lease: killed, most likely. Their directories in
+// root may hold what it was writing; the next worker on root seals them (Settle after).
+func (w *Worker) Abandoned(ctx context.Context, root string) ([]store.Run, error) {
+	rows, err := w.db.pool.Query(ctx, `SELECT DISTINCT r.id, r.started_at FROM fleet_workers f JOIN runs r ON r.id = f.run_id
+		WHERE f.archive_root = $1 AND f.done_at IS NULL AND f.heartbeat_at <= $2 ORDER BY r.id`, root, w.now().Add(-w.ttl))
+	if err != nil {
+		return nil, fmt.Errorf("abandoned runs in %s: %w", root, err)
+	}
+	var out []store.Run
+	var id int64
+	var started *string
+	if _, err := pgx.ForEachRow(rows, []any{&id, &started}, func() error {
+		out = append(out, store.Run{ID: id, StartedAt: parseTime(started)})
+		return nil
+	}); err != nil {
+		return nil, fmt.Errorf("abandoned runs in %s: %w", root, err)
+	}
+	return out, nil
+}
+
+// Settle records that the silent workers of run that archived to root are done: their directory
+// there has been sealed.
+func (w *Worker) Settle(ctx context.Context, run int64, root string) error {
+	now := w.now()
+	if _, err := w.db.pool.Exec(ctx, `UPDATE fleet_workers SET done_at = $3 WHERE run_id = $1 AND archive_root = $2
+		AND done_at IS NULL AND heartbeat_at <= $4`, run, root, now, now.Add(-w.ttl)); err != nil {
+		return fmt.Errorf("run %d: settle the workers of %s: %w", run, root, err)
+	}
+	return nil
+}
