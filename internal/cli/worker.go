@@ -26,6 +26,9 @@ func (a *app) workerCycle(ctx context.Context, lease time.Duration) error {
 	if !a.postgres() {
 		return usagef("--worker needs database.url: workers share a PostgreSQL frontier, and a SQLite database.path has one process")
 	}
+	if lease < pgstore.MinLease {
+		return usagef("--lease %v: a worker's lease must be at least %v", lease, pgstore.MinLease)
+	}
 	limitMemory()
 	db, err := a.openPostgres(ctx)
 	if err != nil {
