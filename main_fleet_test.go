@@ -230,7 +230,7 @@ func TestFleetThreeWorkers(t *testing.T) {
 	if finished != 1 {
 		t.Errorf("%d workers recorded the run's end, want 1", finished)
 	}
-	if v := web.Violations(testweb.CheckOptions{MinGap: fleetGap}); len(v) > 0 {
+	if v := web.Violations(testweb.CheckOptions{MinGap: fleetGap, RobotsFirst: true}); len(v) > 0 {
 		t.Errorf("3 workers: politeness violations: %v", v)
 	}
 	if twice := fetchedTwice(web); len(twice) > 0 {
