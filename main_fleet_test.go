@@ -69,9 +69,9 @@ func fleetDirGap(t testing.TB, dbURL string, seeds []string, n int, gap time.Dur
 func startWorkers(t testing.TB, dir string, cfgs []string, extra ...string) []*exec.Cmd {
 	t.Helper()
 	var cmds []*exec.Cmd
-	for i, cfg := range cfgs {
+	for _, cfg := range cfgs {
 		cmd := strataCmd(dir, append([]string{"--config", cfg, "run", "--worker", "--lease", "2s"}, extra...)...)
-		out, err := os.Create(filepath.Join(dir, fmt.Sprintf("worker%d.out", i)))
+		out, err := os.Create(strings.TrimSuffix(cfg, ".toml") + ".out")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -263,11 +263,15 @@ func TestFleetWorkerKilled(t *testing.T) {
 	dbURL := pgtest.URL(t)
 	web, seeds := fleetWeb(t, sites, pages)
 	dir, cfgs := fleetDir(t, dbURL, seeds, 3)
-	cmds := startWorkers(t, dir, cfgs)
-	// Killed while it holds domains and the crawl is under way.
-	deadline := time.Now().Add(30 * time.Second)
+	// Worker 0 starts first and is killed once it holds domains and the others are crawling too.
+	cmds := startWorkers(t, dir, cfgs[:1])
+	deadline := time.Now().Add(time.Minute)
 	held := fmt.Sprintf("SELECT count(*) FROM fleet_leases WHERE worker LIKE '%%/%d'", cmds[0].Process.Pid)
-	for (queryInt(t, dbURL, held) < 1 || len(web.Requests()) < sites*2) && time.Now().Before(deadline) {
+	for queryInt(t, dbURL, held) < 1 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	cmds = append(cmds, startWorkers(t, dir, cfgs[1:])...)
+	for len(web.Requests()) < sites*2 && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	if queryInt(t, dbURL, held) == 0 {
