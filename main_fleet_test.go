@@ -190,12 +190,14 @@ func queryInt(t testing.TB, dbURL, q string, args ...any) int64 {
 	return n
 }
 
-// TestFleetThreeWorkers crawls a loopback web of 6 sites with 3 workers on one PostgreSQL
+// TestFleetThreeWorkers crawls a loopback web of 6 sites × 10 pages with 3 workers on one PostgreSQL
 // frontier: the server sees no politeness violation and no page twice, one worker records the
 // run's end after recalc and links, and the archive holds the same versions as one worker's crawl
 // of the same web, each in exactly one worker's root.
 func TestFleetThreeWorkers(t *testing.T) {
-	const sites, pages = 6, 6
+	// Enough pages that the crawl outlasts the workers' starts (1.5 s at the gap), so that all three
+	// join the one run even on a loaded machine.
+	const sites, pages = 6, 10
 	// One worker: the reference.
 	oneURL := pgtest.URL(t)
 	oneWeb, oneSeeds := fleetWeb(t, sites, pages)
