@@ -207,6 +207,9 @@ type Config struct {
 	// and MaxFrMax the longest first revisit interval a changefreq may give (default 30).
 	RunInterval time.Duration
 	MaxFrMax    int
+	// Fleet, when set, shares the frontier with other processes: a domain is worked only under its
+	// lease (crawler/fleet.go). Nil for a single process, as with SQLite.
+	Fleet Fleet
 }
 
 // Crawler runs crawl stages.
@@ -347,6 +350,11 @@ type Run struct {
 	// queue for crawls a person asks for): no countdown, no other URL, the same politeness and
 	// pipeline, recorded like any other fetch. Links found are not followed.
 	Only []int64
+	// Join says another worker of a fleet began the run and counted the frontier down: this stage
+	// crawls what is due without counting down again. Counted, if set, is called once the stage has
+	// counted down (or joined), so that the worker that began the run may let others join it.
+	Join    bool
+	Counted func()
 }
 
 // ErrStopped is returned, wrapped, when the stage was stopped before it finished; everything it did
@@ -362,6 +370,13 @@ func (c *Crawler) Crawl(ctx context.Context, run Run) (*Stats, error) {
 	var err error
 	if len(run.Only) > 0 {
 		if hosts, err = c.store.DueAmong(ctx, run.Only); err != nil {
+			return nil, err
+		}
+		for _, n := range hosts {
+			due += n
+		}
+	} else if run.Join {
+		if hosts, err = c.store.DueHosts(ctx); err != nil {
 			return nil, err
 		}
 		for _, n := range hosts {
@@ -384,6 +399,9 @@ func (c *Crawler) Crawl(ctx context.Context, run Run) (*Stats, error) {
 		if hosts, err = c.store.DueHosts(ctx); err != nil {
 			return nil, err
 		}
+	}
+	if run.Counted != nil {
+		run.Counted()
 	}
 	// Politeness holds across processes: every gap an earlier run promised is kept.
 	unreachable, err := c.restoreGaps(ctx, hosts)
@@ -409,6 +427,9 @@ func (c *Crawler) Crawl(ctx context.Context, run Run) (*Stats, error) {
 	due -= held
 	s := &stage{c: c, run: run, hops: map[int64]int{}, retries: map[int64]int{}, seedDomains: SeedDomains(seedHosts),
 		guard: guard, budget: newBudget(0, 0), unreachable: unreachable}
+	if c.cfg.Fleet != nil {
+		s.leases = &leases{fleet: c.cfg.Fleet, held: map[string]string{}}
+	}
 	budgeted := len(run.Only) == 0 && c.cfg.Budget > 0
 	if len(run.Only) == 0 {
 		s.budget = newBudget(c.cfg.Budget, c.cfg.NewShare)
@@ -476,6 +497,9 @@ func (c *Crawler) Crawl(ctx context.Context, run Run) (*Stats, error) {
 		err = s.round(workCtx)
 	}
 	s.commit.close()
+	if serr := s.releaseAll(context.WithoutCancel(ctx)); serr != nil && err == nil {
+		err = serr
+	}
 	if serr := stopGaps(); serr != nil && err == nil {
 		err = serr
 	}
@@ -529,6 +553,7 @@ type stage struct {
 	domainsSeen map[string]bool // with a budget, the domains that had something to fetch in this run, under mu
 	ledger      ledger          // fetches and expected changes per domain
 	unreachable map[string]bool // hosts that could not be reached lately, under mu
+	leases      *leases         // with a fleet, the domains this stage holds
 
 	requests atomic.Int64
 }
@@ -574,6 +599,14 @@ func (s *stage) work(ctx context.Context, g *errgroup.Group) error {
 		// A step in flight finishes even when the stage is stopped — a page is either recorded
 		// whole or left due — but not for longer than a page may take.
 		stepCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.c.cfg.StepTimeout)
+		if wait, err := s.lease(stepCtx, d); err != nil || wait {
+			cancel()
+			s.sched.done(d, err == nil)
+			if err != nil {
+				return err
+			}
+			continue
+		}
 		more, finish, err := s.step(stepCtx, d)
 		if finish != nil && err == nil {
 			g.Go(func() error {
@@ -582,7 +615,9 @@ func (s *stage) work(ctx context.Context, g *errgroup.Group) error {
 				if err == nil && more {
 					err = s.settle(stepCtx, d)
 				}
-				s.sched.done(d, more)
+				if herr := s.handBack(stepCtx, d, more); err == nil {
+					err = herr
+				}
 				return err
 			})
 			continue
@@ -590,8 +625,10 @@ func (s *stage) work(ctx context.Context, g *errgroup.Group) error {
 		if err == nil && more {
 			err = s.settle(stepCtx, d)
 		}
+		if herr := s.handBack(stepCtx, d, more); err == nil {
+			err = herr
+		}
 		cancel()
-		s.sched.done(d, more)
 		if err != nil {
 			return err
 		}

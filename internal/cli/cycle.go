@@ -14,19 +14,36 @@ import (
 )
 
 func newRunCmd(a *app) *cobra.Command {
-	var cron bool
+	var cron, worker bool
+	var lease time.Duration
 	cmd := &cobra.Command{
-		Use:   "run [--cron] [--max-duration D]",
+		Use:   "run [--cron] [--max-duration D] [--worker [--lease D]]",
 		Short: "Run the whole cycle: crawl, then recalculate revisit intervals and extract links",
 		Long: `Run the paper's cycle once: the crawl stage (see strata crawl), then the Frequency Manager
 (strata recalc) and the Link Extractor Manager (strata links) side by side, as in Bouras et al.'s
-figure 2. This is the command to put in cron.`,
+figure 2. This is the command to put in cron.
+
+With --worker (database.url only), this process is one of several, on one machine or many,
+crawling one PostgreSQL frontier: it joins the run in progress or begins one, crawls the domains
+it holds the lease of, archives to its own archive.root, and the last to finish runs recalc and
+links. A worker that dies loses its leases after --lease; the others take its domains.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if worker {
+				if cron {
+					return usagef("--worker and --cron: start workers from cron without --cron, or stagger them yourself")
+				}
+				return a.workerCycle(cmd.Context(), lease)
+			}
+			if cmd.Flags().Changed("lease") {
+				return usagef("--lease is a worker's: add --worker")
+			}
 			return runCycle(cmd.Context(), a, cron)
 		},
 	}
 	cmd.Flags().BoolVar(&cron, "cron", false, "first wait the day's offset inside schedule.start_window")
+	cmd.Flags().BoolVar(&worker, "worker", false, "be one worker of a fleet sharing database.url's frontier")
+	cmd.Flags().DurationVar(&lease, "lease", 30*time.Second, "how long a worker's domains stay its own without renewal (with --worker)")
 	a.bind(cmd.Flags(), "crawl.max_duration", "max-duration", "", "stop the crawl stage after this long, e.g. 2h (default crawl.max_duration)")
 	return cmd
 }

@@ -121,7 +121,7 @@ func Copy(ctx context.Context, src *sql.DB, dst *pgstore.DB, done func(Table)) (
 		return sum, err
 	}
 	for _, t := range tables {
-		if t != "schema_version" && !slices.Contains(order, t) {
+		if !strataTable(t) {
 			return sum, fmt.Errorf("migrate-db: table %s has no place in the copy order (internal/pgimport)", t)
 		}
 	}
@@ -195,6 +195,13 @@ func Copy(ctx context.Context, src *sql.DB, dst *pgstore.DB, done func(Table)) (
 	return sum, nil
 }
 
+// strataTable reports whether a PostgreSQL table is strata's: one the copy fills, its schema
+// version, or one of the fleet's (leases, workers), which exist in PostgreSQL only and which SQLite
+// has nothing to copy into.
+func strataTable(t string) bool {
+	return t == "schema_version" || strings.HasPrefix(t, "fleet_") || slices.Contains(order, t)
+}
+
 // CheckTarget refuses, before its schema is created or migrated, a target that holds anything
 // but an empty strata schema: tables of another application, or strata rows. It changes nothing.
 func CheckTarget(ctx context.Context, dst *pgstore.DB) error {
@@ -204,7 +211,7 @@ func CheckTarget(ctx context.Context, dst *pgstore.DB) error {
 	}
 	var foreign []string
 	for _, t := range tables {
-		if t != "schema_version" && !slices.Contains(order, t) {
+		if !strataTable(t) {
 			foreign = append(foreign, t)
 		}
 	}

@@ -97,6 +97,9 @@ type DB struct {
 	pool *pgxpool.Pool
 	name string           // the URL without its password, for messages
 	now  func() time.Time // the clock of added_at and updated_at
+	// worker is the fleet worker this process is, once Worker has made it one: the versions it
+	// records are noted as this worker's (fleet_versions), whose archive root holds them.
+	worker string
 }
 
 // Open connects to the database rawURL names (postgres://…), brings its schema up to date, and

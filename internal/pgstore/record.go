@@ -12,7 +12,7 @@ import (
 
 // RecordFetch stores one fetch and updates its URL in one transaction: store.DB.RecordFetch.
 func (db *DB) RecordFetch(ctx context.Context, r store.FetchRecord) error {
-	if err := db.write(ctx, func(tx pgx.Tx) error { return record(ctx, tx, []store.FetchRecord{r}) }); err != nil {
+	if err := db.write(ctx, func(tx pgx.Tx) error { return record(ctx, tx, []store.FetchRecord{r}, db.worker) }); err != nil {
 		return fmt.Errorf("record fetch of URL %d: %w", r.URLID, err)
 	}
 	return nil
@@ -20,7 +20,7 @@ func (db *DB) RecordFetch(ctx context.Context, r store.FetchRecord) error {
 
 // RecordFetches stores many fetches in one transaction; if one fails, none is stored.
 func (db *DB) RecordFetches(ctx context.Context, recs []store.FetchRecord) error {
-	if err := db.write(ctx, func(tx pgx.Tx) error { return record(ctx, tx, recs) }); err != nil {
+	if err := db.write(ctx, func(tx pgx.Tx) error { return record(ctx, tx, recs, db.worker) }); err != nil {
 		return fmt.Errorf("record %d fetches: %w", len(recs), err)
 	}
 	return nil
@@ -44,20 +44,20 @@ var hostAccess = `INSERT INTO hosts (origin, domain, last_access_at, dates_agree
 const datesTotal = `hosts.dates_agreed + hosts.dates_contradicted + excluded.dates_agreed + excluded.dates_contradicted`
 
 // record stores recs within tx, as the SQLite store's fetchStmts.record does one by one.
-func record(ctx context.Context, tx pgx.Tx, recs []store.FetchRecord) error {
+func record(ctx context.Context, tx pgx.Tx, recs []store.FetchRecord, worker string) error {
 	var tick int64
 	if err := tx.QueryRow(ctx, `SELECT tick FROM countdown`).Scan(&tick); err != nil {
 		return err
 	}
 	for _, r := range recs {
-		if err := recordOne(ctx, tx, tick, r); err != nil {
+		if err := recordOne(ctx, tx, tick, r, worker); err != nil {
 			return fmt.Errorf("URL %d: %w", r.URLID, err)
 		}
 	}
 	return nil
 }
 
-func recordOne(ctx context.Context, tx pgx.Tx, tick int64, r store.FetchRecord) error {
+func recordOne(ctx context.Context, tx pgx.Tx, tick int64, r store.FetchRecord, worker string) error {
 	// The record as RunHistories reads it from fetches, appended in the same transaction.
 	var recent []byte
 	if err := tx.QueryRow(ctx, `SELECT recent FROM urls WHERE id = $1`, r.URLID).Scan(&recent); err != nil && !notFound(err) {
@@ -84,6 +84,11 @@ func recordOne(ctx context.Context, tx pgx.Tx, tick int64, r store.FetchRecord) 
 		btoi(r.Changed), btoi(r.NotModified), textOrNull(r.ArchivePath), textOrNull(r.Error), r.Duration.Milliseconds(),
 		magnitude, distance, textOrNull(r.TextMode), age).Scan(&fetchID); err != nil {
 		return err
+	}
+	if worker != "" && r.ArchivePath != "" {
+		if _, err := tx.Exec(ctx, `INSERT INTO fleet_versions (fetch_id, worker) VALUES ($1, $2)`, fetchID, worker); err != nil {
+			return err
+		}
 	}
 	if c := r.Capture; c != nil {
 		if _, err := tx.Exec(ctx, `INSERT INTO captures (fetch_id, request, response, ip, payload_digest, warc_id, warc_type)

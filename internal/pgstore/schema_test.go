@@ -102,7 +102,9 @@ func TestSchemaMatchesSQLite(t *testing.T) {
 		}
 	}
 	for table := range pg.tables {
-		if _, ok := lite.tables[table]; !ok && table != "schema_version" {
+		// The fleet's tables (leases, workers, their versions) have no SQLite counterpart: a SQLite
+		// database has one process.
+		if _, ok := lite.tables[table]; !ok && table != "schema_version" && !strings.HasPrefix(table, "fleet_") {
 			t.Errorf("PostgreSQL table %s is not in SQLite's schema", table)
 		}
 	}

@@ -400,3 +400,12 @@ func (b *releasingBody) Close() error {
 	b.release(now, end)
 	return err
 }
+
+// State returns what the gate knows of host's domain, for a caller that shares it with other
+// processes while they run (a fleet of workers), rather than after (Changed).
+func (g *Gate) State(host string) State {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	d := g.domain(g.Key(host))
+	return State{Host: host, LastEnd: d.lastEnd, Next: d.next, CrawlDelay: d.crawlDelay}
+}
