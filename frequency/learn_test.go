@@ -1,7 +1,6 @@
 package frequency
 
 import (
-	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -15,9 +14,6 @@ import (
 // revisiting (round robin) at the same budget; the log gives both as a share of the same loop with
 // the true rates, which no crawler has (docs/experiments.md: about 0.95 at 10 % over 20 runs).
 func TestLearnedPlanBeatsUniform(t *testing.T) {
-	bands := []struct{ share, lo, hi float64 }{
-		{0.23, 1, 5}, {0.15, 1.0 / 7, 1}, {0.16, 1.0 / 30, 1.0 / 7}, {0.16, 1.0 / 120, 1.0 / 30}, {0.30, 1.0 / 1000, 1.0 / 120},
-	}
 	const pages, runs, seeds = 600, 20, 2
 	for _, share := range []float64{0.1, 0.2} {
 		fresh := map[string]float64{}
@@ -27,14 +23,7 @@ func TestLearnedPlanBeatsUniform(t *testing.T) {
 				r := rand.New(rand.NewPCG(uint64(seed), 17))
 				rates := make([]float64, pages)
 				for i := range rates {
-					u := r.Float64()
-					for _, b := range bands {
-						if u < b.share {
-							rates[i] = b.lo * math.Pow(b.hi/b.lo, r.Float64())
-							break
-						}
-						u -= b.share
-					}
+					rates[i] = choRate(r)
 				}
 				changes := make([][]float64, pages) // each page's change times up to the last run
 				for i, lambda := range rates {
