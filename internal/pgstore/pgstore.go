@@ -13,54 +13,23 @@ import (
 	"embed"
 	"errors"
 	"fmt"
-	"io/fs"
 	"net"
 	"net/url"
-	"sort"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/strata-crawler/strata/internal/store"
 )
 
 //go:embed migrations/*.sql
 var migrationFS embed.FS
 
-// migration is one numbered schema step.
-type migration struct {
-	version int
-	name    string
-	sql     string
-}
-
-func loadMigrations() ([]migration, error) {
-	entries, err := fs.ReadDir(migrationFS, "migrations")
-	if err != nil {
-		return nil, err
-	}
-	var ms []migration
-	for _, e := range entries {
-		num, _, ok := strings.Cut(e.Name(), "_")
-		v, err := strconv.Atoi(num)
-		if !ok || err != nil {
-			return nil, fmt.Errorf("migration file %s: name must start with a number and '_'", e.Name())
-		}
-		body, err := fs.ReadFile(migrationFS, "migrations/"+e.Name())
-		if err != nil {
-			return nil, err
-		}
-		ms = append(ms, migration{version: v, name: e.Name(), sql: string(body)})
-	}
-	sort.Slice(ms, func(i, j int) bool { return ms[i].version < ms[j].version })
-	for i, m := range ms {
-		if m.version != i+1 {
-			return nil, fmt.Errorf("migrations are not numbered 1, 2, 3…: %s", m.name)
-		}
-	}
-	return ms, nil
+func loadMigrations() ([]store.Migration, error) {
+	return store.ReadMigrations(migrationFS, "migrations")
 }
 
 // SchemaVersion is the PostgreSQL schema version this binary writes.
@@ -210,9 +179,9 @@ func (db *DB) Migrate(ctx context.Context) error {
 // takes the migration lock, then reads the version, so a step another process applied meanwhile
 // is seen and skipped; the version is written in the same transaction, so a crash leaves either
 // the old schema and version or the new ones.
-func (db *DB) apply(ctx context.Context, m migration, latest int) error {
+func (db *DB) apply(ctx context.Context, m store.Migration, latest int) error {
 	fail := func(err error) error {
-		return fmt.Errorf("database %s: migration %s: %w", db.name, m.name, err)
+		return fmt.Errorf("database %s: migration %s: %w", db.name, m.Name, err)
 	}
 	tx, err := db.pool.Begin(ctx)
 	if err != nil {
@@ -238,14 +207,14 @@ func (db *DB) apply(ctx context.Context, m migration, latest int) error {
 	if current > latest {
 		return fmt.Errorf("database %s: schema version %d, this strata knows up to %d: %w", db.name, current, latest, ErrNewerSchema)
 	}
-	if current >= m.version {
+	if current >= m.Version {
 		return nil
 	}
 	// Without arguments Exec uses the simple protocol, which runs a file of many statements.
-	if _, err := tx.Exec(ctx, m.sql); err != nil {
+	if _, err := tx.Exec(ctx, m.SQL); err != nil {
 		return fail(err)
 	}
-	if _, err := tx.Exec(ctx, "UPDATE schema_version SET version = $1", m.version); err != nil {
+	if _, err := tx.Exec(ctx, "UPDATE schema_version SET version = $1", m.Version); err != nil {
 		return fail(err)
 	}
 	if err := tx.Commit(ctx); err != nil {

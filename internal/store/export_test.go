@@ -10,8 +10,8 @@ func MigrationVersion(suffix string) int {
 		return 0
 	}
 	for _, m := range ms {
-		if strings.HasSuffix(m.name, suffix) {
-			return m.version
+		if strings.HasSuffix(m.Name, suffix) {
+			return m.Version
 		}
 	}
 	return 0

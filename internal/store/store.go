@@ -61,39 +61,44 @@ func init() {
 //go:embed migrations/*.sql
 var migrationFS embed.FS
 
-// migration is one numbered schema step.
-type migration struct {
-	version int
-	name    string
-	sql     string
+// Migration is one numbered schema step: a file NNNN_what.sql.
+type Migration struct {
+	Version int
+	Name    string
+	SQL     string
 }
 
-func loadMigrations() ([]migration, error) {
-	entries, err := fs.ReadDir(migrationFS, "migrations")
+// ReadMigrations reads the migrations in dir of fsys, in order of their numbers, which must run 1,
+// 2, 3… without a gap: the SQLite store's own, and the PostgreSQL store's (internal/pgstore), which
+// keep their versions the same way.
+func ReadMigrations(fsys fs.FS, dir string) ([]Migration, error) {
+	entries, err := fs.ReadDir(fsys, dir)
 	if err != nil {
 		return nil, err
 	}
-	var ms []migration
+	var ms []Migration
 	for _, e := range entries {
 		num, _, ok := strings.Cut(e.Name(), "_")
 		v, err := strconv.Atoi(num)
 		if !ok || err != nil {
 			return nil, fmt.Errorf("migration file %s: name must start with a number and '_'", e.Name())
 		}
-		body, err := fs.ReadFile(migrationFS, "migrations/"+e.Name())
+		body, err := fs.ReadFile(fsys, dir+"/"+e.Name())
 		if err != nil {
 			return nil, err
 		}
-		ms = append(ms, migration{version: v, name: e.Name(), sql: string(body)})
+		ms = append(ms, Migration{Version: v, Name: e.Name(), SQL: string(body)})
 	}
-	sort.Slice(ms, func(i, j int) bool { return ms[i].version < ms[j].version })
+	sort.Slice(ms, func(i, j int) bool { return ms[i].Version < ms[j].Version })
 	for i, m := range ms {
-		if m.version != i+1 {
-			return nil, fmt.Errorf("migrations are not numbered 1, 2, 3…: %s", m.name)
+		if m.Version != i+1 {
+			return nil, fmt.Errorf("migrations are not numbered 1, 2, 3…: %s", m.Name)
 		}
 	}
 	return ms, nil
 }
+
+func loadMigrations() ([]Migration, error) { return ReadMigrations(migrationFS, "migrations") }
 
 // SchemaVersion is the schema version this binary writes.
 func SchemaVersion() int {
@@ -336,10 +341,10 @@ func (db *DB) init(ctx context.Context, maxVersion int) error {
 	return nil
 }
 
-func (db *DB) apply(ctx context.Context, m migration) error {
+func (db *DB) apply(ctx context.Context, m Migration) error {
 	tx, err := db.sql.BeginTx(ctx, nil)
 	if err != nil {
-		return fmt.Errorf("database %s: migration %s: %w", db.path, m.name, err)
+		return fmt.Errorf("database %s: migration %s: %w", db.path, m.Name, err)
 	}
 	defer tx.Rollback()
 	// Another process may have applied it since init read the version: two strata commands started
@@ -347,21 +352,21 @@ func (db *DB) apply(ctx context.Context, m migration) error {
 	// the migration are one step.
 	var current int
 	if err := tx.QueryRowContext(ctx, "PRAGMA user_version").Scan(&current); err != nil {
-		return fmt.Errorf("database %s: migration %s: %w", db.path, m.name, err)
+		return fmt.Errorf("database %s: migration %s: %w", db.path, m.Name, err)
 	}
-	if current >= m.version {
+	if current >= m.Version {
 		return nil
 	}
-	if _, err := tx.ExecContext(ctx, m.sql); err != nil {
-		return fmt.Errorf("database %s: migration %s: %w", db.path, m.name, err)
+	if _, err := tx.ExecContext(ctx, m.SQL); err != nil {
+		return fmt.Errorf("database %s: migration %s: %w", db.path, m.Name, err)
 	}
 	// user_version lives in the database header and is written inside this transaction, so a crash
 	// leaves either the old schema and version or the new ones.
-	if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", m.version)); err != nil {
-		return fmt.Errorf("database %s: migration %s: %w", db.path, m.name, err)
+	if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", m.Version)); err != nil {
+		return fmt.Errorf("database %s: migration %s: %w", db.path, m.Name, err)
 	}
 	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("database %s: migration %s: %w", db.path, m.name, err)
+		return fmt.Errorf("database %s: migration %s: %w", db.path, m.Name, err)
 	}
 	return nil
 }
