@@ -133,14 +133,9 @@ func (db *DB) FinishRun(ctx context.Context, r store.Run) error {
 	return nil
 }
 
-const runColumns = `id, started_at, ended_at, start_offset_ms, status, fetched, new, changed, unchanged,
-	not_modified, errors, blocked, skipped_fr, skipped_selective, new_urls, bytes, crawl_ms, recalc_ms, links_ms,
-	hubs, hubs_reentered, trap_events, budget, new_fetched, known_fetched, estimated, expected_changes, observed_changes,
-	not_found, gone`
-
 // RecentRuns returns up to n runs, the most recent first.
 func (db *DB) RecentRuns(ctx context.Context, n int) ([]store.Run, error) {
-	rows, err := db.pool.Query(ctx, `SELECT `+runColumns+` FROM runs ORDER BY id DESC LIMIT $1`, n)
+	rows, err := db.pool.Query(ctx, `SELECT `+store.RunColumns+` FROM runs ORDER BY id DESC LIMIT $1`, n)
 	if err != nil {
 		return nil, fmt.Errorf("list runs: %w", err)
 	}
@@ -151,20 +146,5 @@ func (db *DB) RecentRuns(ctx context.Context, n int) ([]store.Run, error) {
 	return runs, nil
 }
 
-// scanRun reads a row of runColumns.
-func scanRun(row pgx.CollectableRow) (store.Run, error) {
-	var r store.Run
-	var started, ended *string
-	var offset, crawl, recalc, links int64
-	err := row.Scan(&r.ID, &started, &ended, &offset, &r.Status, &r.Fetched, &r.New, &r.Changed, &r.Unchanged,
-		&r.NotModified, &r.Errors, &r.Blocked, &r.SkippedFr, &r.SkippedSelective, &r.NewURLs, &r.Bytes,
-		&crawl, &recalc, &links, &r.Hubs, &r.HubsReentered, &r.TrapEvents,
-		&r.Budget, &r.NewFetched, &r.KnownFetched, &r.Estimated, &r.ExpectedChanges, &r.ObservedChanges,
-		&r.NotFound, &r.Gone)
-	r.StartedAt, r.EndedAt = parseTime(started), parseTime(ended)
-	r.StartOffset = time.Duration(offset) * time.Millisecond
-	r.CrawlTime = time.Duration(crawl) * time.Millisecond
-	r.RecalcTime = time.Duration(recalc) * time.Millisecond
-	r.LinksTime = time.Duration(links) * time.Millisecond
-	return r, err
-}
+// scanRun reads a row of store.RunColumns, as pgx.CollectRows wants it.
+func scanRun(row pgx.CollectableRow) (store.Run, error) { return store.ScanRun(row) }

@@ -128,7 +128,7 @@ func (db *DB) CloseStaleRuns(ctx context.Context) ([]store.Run, error) {
 			ended_at = coalesce((SELECT max(fetched_at) FROM fetches WHERE run_id = runs.id), started_at),
 			gone = (SELECT count(*) FROM fetches f JOIN urls u ON u.id = f.url_id WHERE f.run_id = runs.id
 				AND f.status IN (404, 410) AND u.state = 'gone' AND f.id = (SELECT max(g.id) FROM fetches g WHERE g.url_id = f.url_id))
-			WHERE status = 'running' RETURNING `+runColumns)
+			WHERE status = 'running' RETURNING `+store.RunColumns)
 		if err != nil {
 			return err
 		}
@@ -157,7 +157,7 @@ func (db *DB) CloseStaleRuns(ctx context.Context) ([]store.Run, error) {
 // UnsealedRuns lists the runs that have ended but whose archive directory was never sealed,
 // oldest first.
 func (db *DB) UnsealedRuns(ctx context.Context) ([]store.Run, error) {
-	rows, err := db.pool.Query(ctx, `SELECT `+runColumns+` FROM runs WHERE sealed_at IS NULL AND status <> 'running' ORDER BY id`)
+	rows, err := db.pool.Query(ctx, `SELECT `+store.RunColumns+` FROM runs WHERE sealed_at IS NULL AND status <> 'running' ORDER BY id`)
 	if err != nil {
 		return nil, fmt.Errorf("unsealed runs: %w", err)
 	}

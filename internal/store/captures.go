@@ -60,14 +60,14 @@ func (db *DB) LastResponse(ctx context.Context, urlID int64) (*PriorCapture, err
 
 // RunsSince returns the runs that started at or after since (every run for a zero since), oldest first.
 func (db *DB) RunsSince(ctx context.Context, since time.Time) ([]Run, error) {
-	rows, err := db.sql.QueryContext(ctx, `SELECT `+runColumns+` FROM runs WHERE started_at >= ? ORDER BY id`, formatTime(since))
+	rows, err := db.sql.QueryContext(ctx, `SELECT `+RunColumns+` FROM runs WHERE started_at >= ? ORDER BY id`, formatTime(since))
 	if err != nil {
 		return nil, fmt.Errorf("runs since %s: %w", since, err)
 	}
 	defer rows.Close()
 	var out []Run
 	for rows.Next() {
-		r, err := scanRun(rows)
+		r, err := ScanRun(rows)
 		if err != nil {
 			return nil, fmt.Errorf("runs since %s: %w", since, err)
 		}

@@ -11,14 +11,14 @@ import (
 // directory was never sealed, oldest first: killed runs, runs whose seal failed, and the runs from
 // before schema version 14.
 func (db *DB) UnsealedRuns(ctx context.Context) ([]Run, error) {
-	rows, err := db.sql.QueryContext(ctx, `SELECT `+runColumns+` FROM runs WHERE sealed_at IS NULL AND status <> 'running' ORDER BY id`)
+	rows, err := db.sql.QueryContext(ctx, `SELECT `+RunColumns+` FROM runs WHERE sealed_at IS NULL AND status <> 'running' ORDER BY id`)
 	if err != nil {
 		return nil, fmt.Errorf("unsealed runs: %w", err)
 	}
 	defer rows.Close()
 	var out []Run
 	for rows.Next() {
-		r, err := scanRun(rows)
+		r, err := ScanRun(rows)
 		if err != nil {
 			return nil, fmt.Errorf("unsealed runs: %w", err)
 		}

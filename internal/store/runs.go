@@ -62,13 +62,13 @@ func (db *DB) CloseStaleRuns(ctx context.Context) ([]Run, error) {
 		ended_at = coalesce((SELECT max(fetched_at) FROM fetches WHERE run_id = runs.id), started_at),
 		gone = (SELECT count(*) FROM fetches f JOIN urls u ON u.id = f.url_id WHERE f.run_id = runs.id
 			AND f.status IN (404, 410) AND u.state = 'gone' AND f.id = (SELECT max(g.id) FROM fetches g WHERE g.url_id = f.url_id))
-		WHERE status = 'running' RETURNING `+runColumns)
+		WHERE status = 'running' RETURNING `+RunColumns)
 	if err != nil {
 		return nil, fmt.Errorf("close stale runs: %w", err)
 	}
 	var out []Run
 	for rows.Next() {
-		r, err := scanRun(rows)
+		r, err := ScanRun(rows)
 		if err != nil {
 			rows.Close()
 			return nil, fmt.Errorf("close stale runs: %w", err)
@@ -133,21 +133,22 @@ func (r Run) Duration(now time.Time) time.Duration {
 	return r.EndedAt.Sub(r.StartedAt)
 }
 
-const runColumns = `id, started_at, ended_at, start_offset_ms, status, fetched, new, changed, unchanged,
+// RunColumns are the columns of runs that make a Run, in ScanRun's order.
+const RunColumns = `id, started_at, ended_at, start_offset_ms, status, fetched, new, changed, unchanged,
 	not_modified, errors, blocked, skipped_fr, skipped_selective, new_urls, bytes, crawl_ms, recalc_ms, links_ms,
 	hubs, hubs_reentered, trap_events, budget, new_fetched, known_fetched, estimated, expected_changes, observed_changes,
 	not_found, gone`
 
 // RecentRuns returns up to n runs, the most recent first.
 func (db *DB) RecentRuns(ctx context.Context, n int) ([]Run, error) {
-	rows, err := db.sql.QueryContext(ctx, `SELECT `+runColumns+` FROM runs ORDER BY id DESC LIMIT ?`, n)
+	rows, err := db.sql.QueryContext(ctx, `SELECT `+RunColumns+` FROM runs ORDER BY id DESC LIMIT ?`, n)
 	if err != nil {
 		return nil, fmt.Errorf("list runs: %w", err)
 	}
 	defer rows.Close()
 	var out []Run
 	for rows.Next() {
-		r, err := scanRun(rows)
+		r, err := ScanRun(rows)
 		if err != nil {
 			return nil, fmt.Errorf("list runs: %w", err)
 		}
@@ -156,7 +157,8 @@ func (db *DB) RecentRuns(ctx context.Context, n int) ([]Run, error) {
 	return out, rows.Err()
 }
 
-func scanRun(row interface{ Scan(...any) error }) (Run, error) {
+// ScanRun reads a row of RunColumns into a Run, for either store: database/sql's rows and pgx's.
+func ScanRun(row interface{ Scan(...any) error }) (Run, error) {
 	var r Run
 	var started, ended sql.NullString
 	var offset, crawl, recalc, links int64

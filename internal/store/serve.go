@@ -14,14 +14,14 @@ func (db *DB) Runs(ctx context.Context, before int64, limit int) ([]Run, error) 
 	if before <= 0 {
 		return db.RecentRuns(ctx, limit)
 	}
-	rows, err := db.sql.QueryContext(ctx, `SELECT `+runColumns+` FROM runs WHERE id < ? ORDER BY id DESC LIMIT ?`, before, limit)
+	rows, err := db.sql.QueryContext(ctx, `SELECT `+RunColumns+` FROM runs WHERE id < ? ORDER BY id DESC LIMIT ?`, before, limit)
 	if err != nil {
 		return nil, fmt.Errorf("list runs before %d: %w", before, err)
 	}
 	defer rows.Close()
 	var out []Run
 	for rows.Next() {
-		r, err := scanRun(rows)
+		r, err := ScanRun(rows)
 		if err != nil {
 			return nil, fmt.Errorf("list runs before %d: %w", before, err)
 		}
@@ -32,7 +32,7 @@ func (db *DB) Runs(ctx context.Context, before int64, limit int) ([]Run, error) 
 
 // RunByID returns run id, or an error wrapping ErrNotFound.
 func (db *DB) RunByID(ctx context.Context, id int64) (Run, error) {
-	r, err := scanRun(db.sql.QueryRowContext(ctx, `SELECT `+runColumns+` FROM runs WHERE id = ?`, id))
+	r, err := ScanRun(db.sql.QueryRowContext(ctx, `SELECT `+RunColumns+` FROM runs WHERE id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return r, fmt.Errorf("run %d: %w", id, ErrNotFound)
 	}
