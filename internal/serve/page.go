@@ -354,14 +354,14 @@ func (s *Server) readVersion(ctx context.Context, r *http.Request, html bool) (*
 		}
 	}
 	if err := s.readable(v); err != nil {
-		return nil, err
+		return nil, s.located(ctx, v, err)
 	}
 	if d.Meta, err = s.opts.Archive.ReadMeta(v.Path); err != nil {
-		return nil, archiveErr(err)
+		return nil, s.located(ctx, v, archiveErr(err))
 	}
 	if !html {
 		if d.Text, err = s.opts.Archive.ReadText(v.Path); err != nil {
-			return nil, archiveErr(err)
+			return nil, s.located(ctx, v, archiveErr(err))
 		}
 	}
 	return d, nil
@@ -376,6 +376,35 @@ func (s *Server) readable(v store.Fetch) error {
 		return fmt.Errorf("%w: this version is older than archive.keep and was pruned", errGone)
 	}
 	return nil
+}
+
+// heldElsewhere is a version that a fleet worker archived under its own archive root, which this
+// machine cannot read: the page says where it is rather than failing.
+type heldElsewhere struct{ worker, root, path string }
+
+func (e heldElsewhere) Error() string {
+	return fmt.Sprintf("this version (%s) is held by worker %s, under its archive root %s, not in this machine's archive", e.path, e.worker, e.root)
+}
+
+// located turns err, the failure to read version v here, into where v is when a fleet worker
+// archived it: with workers on many machines each keeps the versions it fetched under its own
+// archive.root. A pruned version is gone everywhere.
+func (s *Server) located(ctx context.Context, v store.Fetch, err error) error {
+	if v.Pruned || !errors.Is(err, errGone) {
+		return err
+	}
+	homes, ok := s.opts.DB.(VersionHomes)
+	if !ok {
+		return err
+	}
+	worker, root, found, herr := homes.Home(ctx, v.RunID, v.Path)
+	switch {
+	case herr != nil:
+		return herr
+	case !found:
+		return err
+	}
+	return heldElsewhere{worker: worker, root: root, path: v.Path}
 }
 
 func archiveErr(err error) error {
@@ -451,10 +480,10 @@ func (s *Server) diff(r *http.Request) (*view, error) {
 	var texts [2]string
 	for i, f := range []store.Fetch{d.From, d.To} {
 		if err := s.readable(f); err != nil {
-			return nil, err
+			return nil, s.located(ctx, f, err)
 		}
 		if texts[i], err = s.opts.Archive.ReadText(f.Path); err != nil {
-			return nil, archiveErr(err)
+			return nil, s.located(ctx, f, archiveErr(err))
 		}
 	}
 	d.Same = texts[0] == texts[1]
@@ -506,18 +535,25 @@ func (s *Server) raw(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "strata could not read the version", http.StatusInternalServerError)
 		return
 	}
-	if err := s.readable(f); err != nil {
-		http.Error(w, err.Error(), http.StatusGone)
-		return
-	}
-	meta, err := s.opts.Archive.ReadMeta(f.Path)
+	err = s.readable(f)
+	var meta *archive.Meta
 	var body []byte
 	if err == nil {
-		body, err = s.opts.Archive.ReadRaw(f.Path)
+		if meta, err = s.opts.Archive.ReadMeta(f.Path); err == nil {
+			body, err = s.opts.Archive.ReadRaw(f.Path)
+		}
+		if errors.Is(err, fs.ErrNotExist) {
+			err = archiveErr(err)
+		}
 	}
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			http.Error(w, errGone.Error(), http.StatusGone)
+		var held heldElsewhere
+		switch err = s.located(r.Context(), f, err); {
+		case errors.As(err, &held):
+			http.Error(w, held.Error(), http.StatusOK)
+			return
+		case errors.Is(err, errGone):
+			http.Error(w, err.Error(), http.StatusGone)
 			return
 		}
 		s.log.Error("serve: raw", "fetch", fid, "err", err)

@@ -27,6 +27,7 @@ type searchData struct {
 	From   int64
 	// Coverage of the text index: Indexed of Stored; Behind when the newest versions are not in it.
 	Behind bool
+	NoText bool // the database keeps no text index (PostgreSQL): only URLs can be searched
 }
 
 // textHit is a version found by the full-text search, its snippet cut into plain and matched parts
@@ -94,6 +95,11 @@ func (s *Server) search(r *http.Request) (*view, error) {
 
 func (s *Server) searchText(r *http.Request, d *searchData) error {
 	ctx := r.Context()
+	text, ok := s.opts.DB.(TextSearcher)
+	if !ok {
+		d.NoText = true
+		return nil
+	}
 	match, err := ftsQuery(d.Q)
 	if err != nil {
 		return err
@@ -113,7 +119,7 @@ func (s *Server) searchText(r *http.Request, d *searchData) error {
 		}
 		tq.After = &store.TextHit{Score: sc, FetchID: n}
 	}
-	hits, err := s.opts.DB.SearchText(ctx, tq)
+	hits, err := text.SearchText(ctx, tq)
 	if errors.Is(err, store.ErrBadQuery) {
 		return badRequestf("strata cannot search for %q: put words or \"quoted phrases\", OR between alternatives, -word to leave one out", d.Q)
 	}
@@ -133,7 +139,7 @@ func (s *Server) searchText(r *http.Request, d *searchData) error {
 		d.Next = "/search?" + next.Encode()
 	}
 	d.Done = !more
-	upto, newest, err := s.opts.DB.IndexCoverage(ctx)
+	upto, newest, err := text.IndexCoverage(ctx)
 	if err != nil {
 		return err
 	}

@@ -48,7 +48,7 @@ type Explainer func(ctx context.Context, url string) (*Explanation, error)
 
 // Options configure a Server.
 type Options struct {
-	DB      *store.DB    // opened with store.OpenReadOnly
+	DB      Reader       // opened read-only: store.OpenReadOnly, pgstore.OpenReadOnly
 	Archive *archive.Dir // nil when the archive root does not exist yet
 	Explain Explainer    // nil leaves the explanation out
 	Log     *slog.Logger // nil: discard
@@ -286,6 +286,9 @@ func (s *Server) errorView(r *http.Request, err error) (*view, int) {
 	switch {
 	case errors.Is(err, errNotFound), errors.Is(err, store.ErrNotFound):
 		return &view{Template: "error", Title: "Not found", Data: "strata has no such page: " + r.URL.Path}, http.StatusNotFound
+	case errors.As(err, new(heldElsewhere)):
+		// Not a failure: the version exists, on another machine, and this is where.
+		return &view{Template: "error", Title: "Held by another worker", Data: err.Error()}, http.StatusOK
 	case errors.Is(err, errGone):
 		return &view{Template: "error", Title: "Gone", Data: err.Error()}, http.StatusGone
 	case errors.As(err, &br):
