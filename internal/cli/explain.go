@@ -32,17 +32,17 @@ func newExplainCmd(a *app) *cobra.Command {
 			if err != nil {
 				return fmt.Errorf("explain: %w", err)
 			}
-			db, err := a.openRead(cmd.Context())
+			db, closeDB, err := a.openReadAny(cmd.Context())
 			if err != nil {
 				return err
 			}
-			defer db.Close()
+			defer closeDB()
 			return explain(cmd.Context(), a, db, u)
 		},
 	}
 }
 
-func explain(ctx context.Context, a *app, db *store.DB, u string) error {
+func explain(ctx context.Context, a *app, db explainStore, u string) error {
 	e, err := explainURL(ctx, a.cfg, db, u)
 	if errors.Is(err, store.ErrNotFound) {
 		return usagef("explain: strata does not know %s (add it with strata seed add)", u)
@@ -67,7 +67,7 @@ func explain(ctx context.Context, a *app, db *store.DB, u string) error {
 // explainURL works out why the page u (normalised) will or will not be crawled next run, from the
 // database alone: strata explain prints it and strata serve shows it on the page's view, so both say
 // the same. It only reads db, and returns an error wrapping store.ErrNotFound for an unknown URL.
-func explainURL(ctx context.Context, cfg *config.Config, db *store.DB, u string) (*serve.Explanation, error) {
+func explainURL(ctx context.Context, cfg *config.Config, db explainStore, u string) (*serve.Explanation, error) {
 	info, err := db.URLInfo(ctx, u)
 	if err != nil {
 		return nil, err

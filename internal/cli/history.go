@@ -20,6 +20,7 @@ import (
 
 	"github.com/strata-crawler/strata/archive"
 	"github.com/strata-crawler/strata/internal/outcome"
+	"github.com/strata-crawler/strata/internal/serve"
 	"github.com/strata-crawler/strata/internal/store"
 	"github.com/strata-crawler/strata/internal/urlnorm"
 )
@@ -148,19 +149,23 @@ func newHistoryCmd(a *app) *cobra.Command {
 			if err != nil {
 				return fmt.Errorf("history: %w", err)
 			}
-			r, err := a.openReader(cmd.Context())
+			db, closeDB, err := a.openReadAny(cmd.Context())
 			if err != nil {
 				return err
 			}
-			defer r.Close()
-			hist, err := r.db.History(cmd.Context(), u)
+			defer closeDB()
+			hist, err := db.History(cmd.Context(), u)
 			if errors.Is(err, store.ErrNotFound) {
 				return usageError{err}
 			}
 			if err != nil {
 				return err
 			}
-			return printHistory(a.stdout, r.arch, u, hist, asJSON)
+			var homes serve.VersionHomes
+			if h, ok := db.(serve.VersionHomes); ok {
+				homes = h
+			}
+			return printHistoryHomes(cmd.Context(), a.stdout, archive.ReadOnly(a.cfg.Archive.Root), homes, u, hist, asJSON)
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
@@ -181,18 +186,40 @@ type historyJSON struct {
 	Version     string  `json:"version,omitempty"`
 	Missing     bool    `json:"missing,omitempty"`
 	Pruned      bool    `json:"pruned,omitempty"`
-	TextMode    string  `json:"text_mode,omitempty"`
+	// HeldBy and HeldIn are the fleet worker whose archive root holds a version missing here.
+	HeldBy   string `json:"held_by,omitempty"`
+	HeldIn   string `json:"held_in,omitempty"`
+	TextMode string `json:"text_mode,omitempty"`
 }
 
 func printHistory(w io.Writer, arch *archive.Dir, u string, hist []store.HistoryEntry, asJSON bool) error {
+	return printHistoryHomes(context.Background(), w, arch, nil, u, hist, asJSON)
+}
+
+// printHistoryHomes prints hist; a version missing from arch that homes (nil: none) says a fleet
+// worker archived is shown with that worker and its archive root.
+func printHistoryHomes(ctx context.Context, w io.Writer, arch *archive.Dir, homes serve.VersionHomes, u string, hist []store.HistoryEntry, asJSON bool) error {
 	rows := make([]historyJSON, len(hist))
+	var storedRun int64 // the run of the fetch that stored the current version
 	for i, h := range hist {
+		if h.Stored != "" {
+			storedRun = h.RunID
+		}
 		rows[i] = historyJSON{Run: h.RunID, Outcome: string(outcome.Of(h.Facts())), FetchedAt: h.FetchedAt.UTC().Format(time.RFC3339), Status: h.Status,
 			Size: h.Size, Changed: h.Changed, Magnitude: max(h.Magnitude, 0), NotModified: h.NotModified, Stored: h.Stored != "", Error: h.Error,
 			Version: h.Current, Pruned: h.Pruned, TextMode: h.TextMode}
 		if h.Current != "" && !h.Pruned {
 			if err := arch.Check(h.Current); err != nil {
 				rows[i].Missing = true
+				if homes != nil {
+					worker, root, ok, err := homes.Home(ctx, storedRun, h.Current)
+					if err != nil {
+						return err
+					}
+					if ok {
+						rows[i].Missing, rows[i].HeldBy, rows[i].HeldIn = false, worker, root
+					}
+				}
 			}
 		}
 	}
@@ -212,6 +239,8 @@ func printHistory(w io.Writer, arch *archive.Dir, u string, hist []store.History
 		switch {
 		case r.Pruned:
 			version += " (pruned: older than archive.keep)"
+		case r.HeldBy != "":
+			version += fmt.Sprintf(" (held by worker %s, under %s)", r.HeldBy, r.HeldIn)
 		case r.Missing:
 			version += " (missing from the archive)"
 		}

@@ -15,7 +15,7 @@ import (
 // TestRunIntoPostgres: with database.url, seed add and strata run keep the history in PostgreSQL —
 // crawl, recalc and links, politely, with the archive sealed — and no SQLite file is made; a
 // second run finds the pages unchanged; the run lock holds across processes; a command that reads
-// SQLite only refuses, naming the setting.
+// SQLite only (plan) refuses, naming the setting.
 func TestRunIntoPostgres(t *testing.T) {
 	dbURL := pgtest.URL(t)
 	web := testweb.New(t)
@@ -63,8 +63,8 @@ func TestRunIntoPostgres(t *testing.T) {
 		t.Errorf("run while another holds the lock: exit %d, %q; want exit %d", code, errs, cli.ExitLocked)
 	}
 	unlock()
-	if _, errs, code := e.run("status"); code != cli.ExitUsage || !strings.Contains(errs, "database.url is set") {
-		t.Errorf("status with database.url: exit %d, %q; want exit %d naming database.url", code, errs, cli.ExitUsage)
+	if _, errs, code := e.run("plan"); code != cli.ExitUsage || !strings.Contains(errs, "database.url is set") {
+		t.Errorf("plan with database.url: exit %d, %q; want exit %d naming database.url", code, errs, cli.ExitUsage)
 	}
 
 	// STRATA_DATABASE_URL selects PostgreSQL as the key does.

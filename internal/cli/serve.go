@@ -49,21 +49,11 @@ func runServe(ctx context.Context, a *app, addr string, public bool) error {
 	if err := a.setup(); err != nil {
 		return err
 	}
-	if a.postgres() {
-		return a.errSQLiteOnly()
-	}
-	if err := a.requireDatabase(); err != nil {
-		return err
-	}
-	// Not openRead: serve never writes, not even to upgrade an older schema.
-	db, err := store.OpenReadOnly(ctx, a.cfg.Database.Path)
-	if errors.Is(err, store.ErrOldSchema) {
-		return usageError{err}
-	}
+	db, closeDB, err := a.openServe(ctx)
 	if err != nil {
 		return err
 	}
-	defer db.Close()
+	defer closeDB()
 	opts := serve.Options{
 		DB:            db,
 		Log:           a.log,
@@ -98,6 +88,25 @@ func runServe(ctx context.Context, a *app, addr string, public bool) error {
 	}
 	fmt.Fprintf(a.stdout, "strata serve: http://%s/ (read-only; Ctrl-C to stop)\n", ln.Addr())
 	return serve.Serve(ctx, ln, srv, a.log)
+}
+
+// openServe opens the database for serve: read-only, and never written, not even to upgrade an
+// older schema (so not openRead).
+func (a *app) openServe(ctx context.Context) (readStore, func(), error) {
+	if a.postgres() {
+		return a.openPostgresRead(ctx)
+	}
+	if err := a.requireDatabase(); err != nil {
+		return nil, nil, err
+	}
+	db, err := store.OpenReadOnly(ctx, a.cfg.Database.Path)
+	if errors.Is(err, store.ErrOldSchema) {
+		return nil, nil, usageError{err}
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	return db, func() { db.Close() }, nil
 }
 
 // isLoopback reports whether host names only this machine: localhost or a loopback IP.

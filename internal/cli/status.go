@@ -20,11 +20,11 @@ func newStatusCmd(a *app) *cobra.Command {
 		Short: "Summarise the URL table and the last runs",
 		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			db, err := a.openRead(cmd.Context())
+			db, closeDB, err := a.openReadAny(cmd.Context())
 			if err != nil {
 				return err
 			}
-			defer db.Close()
+			defer closeDB()
 			if seeds {
 				return seedReport(cmd.Context(), a, db, asJSON)
 			}
@@ -53,7 +53,7 @@ type seedReportJSON struct {
 	Threshold       float64 `json:"threshold"`
 }
 
-func seedReport(ctx context.Context, a *app, db *store.DB, asJSON bool) error {
+func seedReport(ctx context.Context, a *app, db statusStore, asJSON bool) error {
 	limit := a.cfg.Frequency.Limit
 	reports, err := db.SeedReports(ctx, limit)
 	if err != nil {
@@ -84,7 +84,7 @@ func seedReport(ctx context.Context, a *app, db *store.DB, asJSON bool) error {
 
 func printStatus(a *app, st *store.Status) error {
 	tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "database\t%s\n", a.cfg.Database.Path)
+	fmt.Fprintf(tw, "database\t%s\n", a.databaseName())
 	total := 0
 	for _, s := range store.States {
 		total += st.URLs[s]

@@ -20,8 +20,8 @@ import (
 // last, so a nullable ORDER BY column says NULLS LAST where SQLite's DESC put them there, and
 // IN (?, ?, …) lists are = ANY($n) arrays.
 
-// errWrongSchema is a database of an older schema, which a read-only open cannot upgrade.
-var errWrongSchema = errors.New("database schema differs from this strata's")
+// ErrOldSchema is a database of an older schema, which a read-only open cannot upgrade.
+var ErrOldSchema = errors.New("database schema is older than this strata")
 
 // OpenReadOnly connects to the database rawURL names for a command that only reads it: every
 // transaction of the session is read-only (default_transaction_read_only), so a mistake in a read
@@ -53,7 +53,7 @@ func OpenReadOnly(ctx context.Context, rawURL string) (*DB, error) {
 	case v < want:
 		db.Close()
 		return nil, fmt.Errorf("database %s: schema version %d, this strata's is %d: %w; run strata run (or seed add) once to upgrade it",
-			db.name, v, want, errWrongSchema)
+			db.name, v, want, ErrOldSchema)
 	}
 	return db, nil
 }
