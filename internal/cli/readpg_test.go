@@ -1,0 +1,149 @@
+package cli_test
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/strata-crawler/strata/internal/cli"
+	"github.com/strata-crawler/strata/internal/pgstore"
+	"github.com/strata-crawler/strata/internal/pgtest"
+	"github.com/strata-crawler/strata/internal/testweb"
+)
+
+// TestReadPostgres: a fleet worker crawls a loopback web into PostgreSQL under its own archive
+// root; then, on "another machine" (a configuration with the same database.url and another
+// archive root), status, history, explain and serve show the crawl, and history and serve say in
+// one line which worker and root hold each version instead of failing. On the worker's own root
+// serve shows the version's text as it does from SQLite.
+func TestReadPostgres(t *testing.T) {
+	dbURL := pgtest.URL(t)
+	web := testweb.New(t)
+	s := web.AddSite(t)
+	s.Page("/", `<title>Home</title><a href="/a">a</a> <a href="/b">b</a>`)
+	s.Page("/a", "<p>the text of page a</p>")
+	s.Page("/b", "<p>b</p>")
+	worker := newEnv(t, "url = \""+dbURL+"\"\n"+loopbackConfig)
+	worker.mustRun("seed", "add", "--level", "1", s.URL("/"))
+	worker.mustRun("run", "--worker")
+
+	there := newEnv(t, "url = \""+dbURL+"\"\n"+loopbackConfig)
+	workerRoot := filepath.Join(worker.dir, "archive")
+
+	out := there.mustRun("status")
+	for _, want := range []string{pgstore.Redact(dbURL), "urls                 3", "seeds                1", "completed"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("status lacks %q:\n%s", want, out)
+		}
+	}
+
+	out = there.mustRun("history", s.URL("/a"))
+	held := regexp.MustCompile(`\(held by worker [^ ]+/\d+, under ` + regexp.QuoteMeta(workerRoot) + `\)`)
+	if !strings.Contains(out, s.URL("/a")+": 1 fetches") || !held.MatchString(out) || strings.Contains(out, "missing") {
+		t.Errorf("history on another root:\n%s\nwant 1 fetch, held by the worker under %s", out, workerRoot)
+	}
+	if out := worker.mustRun("history", s.URL("/a")); strings.Contains(out, "held by") || strings.Contains(out, "missing") {
+		t.Errorf("history on the worker's own root:\n%s\nwant the version, neither held elsewhere nor missing", out)
+	}
+
+	out = there.mustRun("explain", s.URL("/"))
+	for _, want := range []string{"role", "seed, level", "last crawled", "next run:"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("explain lacks %q:\n%s", want, out)
+		}
+	}
+	if _, errs, code := there.run("explain", s.URL("/nowhere")); code != cli.ExitUsage || !strings.Contains(errs, "does not know") {
+		t.Errorf("explain of an unknown URL: exit %d, %q", code, errs)
+	}
+
+	db, err := pgstore.Open(t.Context(), dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	id, err := db.URLID(t.Context(), s.URL("/a"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	vs, err := db.StoredVersions(t.Context(), id, 5)
+	if err != nil || len(vs) != 1 {
+		t.Fatalf("versions of /a = %+v, %v", vs, err)
+	}
+
+	base := serveOn(t, there)
+	for _, tt := range []struct {
+		path string
+		want []string
+	}{
+		{"/", []string{"run 1", "3 pages"}},
+		{"/sites", []string{s.Host()}},
+		{"/tree?p=" + s.URL("/"), []string{"a", "b"}},
+		{fmt.Sprintf("/page/%d", id), []string{s.URL("/a"), "found on " + s.URL("/"), "fr / fr_max"}},
+		{fmt.Sprintf("/page/%d/text", id), []string{"Held by another worker", "held by worker", workerRoot}},
+		{fmt.Sprintf("/raw/%d", vs[0].ID), []string{"held by worker", workerRoot}},
+		{"/search?q=text", []string{"Full-text search is SQLite-only"}},
+		{"/search?q=/a&in=urls", []string{s.URL("/a")}},
+		{"/changes?run=1", []string{"run 1"}},
+	} {
+		code, body := get(t, base+tt.path)
+		if code != http.StatusOK {
+			t.Errorf("GET %s on another root: %d\n%s", tt.path, code, body)
+			continue
+		}
+		for _, w := range tt.want {
+			if !strings.Contains(body, w) {
+				t.Errorf("GET %s on another root lacks %q", tt.path, w)
+			}
+		}
+	}
+	own := serveOn(t, worker)
+	if code, body := get(t, fmt.Sprintf("%s/page/%d/text", own, id)); code != http.StatusOK || !strings.Contains(body, "the text of page a") || strings.Contains(body, "held by") {
+		t.Errorf("GET the text on the worker's own root: %d, want 200 with the page's text:\n%s", code, body)
+	}
+}
+
+// serveOn runs strata serve of e on a loopback port until t ends and returns its base URL.
+func serveOn(t *testing.T, e *env) string {
+	t.Helper()
+	ctx, cancel := context.WithCancel(t.Context())
+	pr, pw := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		done <- cli.Run(ctx, []string{"--config", e.config, "serve", "--addr", "127.0.0.1:0"}, pw, io.Discard)
+		pw.Close()
+	}()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("serve: %v", err)
+		}
+	})
+	br := bufio.NewReader(pr)
+	line, err := br.ReadString('\n')
+	go io.Copy(io.Discard, br)
+	m := regexp.MustCompile(`http://127\.0\.0\.1:\d+`).FindString(line)
+	if err != nil || m == "" {
+		t.Fatalf("serve said %q, %v", line, err)
+	}
+	return m
+}
+
+func get(t *testing.T, u string) (int, string) {
+	t.Helper()
+	resp, err := http.Get(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, string(b)
+}
