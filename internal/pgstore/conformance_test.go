@@ -23,3 +23,8 @@ func open(t *testing.T) *pgstore.DB {
 func TestConformance(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) storetest.Roles { return open(t) })
 }
+
+// TestReadConformance runs the read side's conformance suite against PostgreSQL.
+func TestReadConformance(t *testing.T) {
+	storetest.RunReads(t, func(t *testing.T) storetest.ReadRoles { return open(t) })
+}

@@ -14,3 +14,11 @@ func TestConformance(t *testing.T) {
 		return mustOpen(t, filepath.Join(t.TempDir(), "strata.db"), store.Options{})
 	})
 }
+
+// TestReadConformance runs the read side's conformance suite (serve, status, history, explain)
+// against SQLite.
+func TestReadConformance(t *testing.T) {
+	storetest.RunReads(t, func(t *testing.T) storetest.ReadRoles {
+		return mustOpen(t, filepath.Join(t.TempDir(), "strata.db"), store.Options{})
+	})
+}
