@@ -45,8 +45,8 @@ func RunReads(t *testing.T, open func(t *testing.T) ReadRoles) {
 // history is what loadHistory wrote: the runs, the pages' ids by URL and the fetch ids by name.
 type history struct {
 	run1, run2 int64
-	id         map[string]int64 // URL id by URL
-	fetch      map[string]int64 // fetch id by "run/URL"
+	id         map[string]int64     // URL id by URL
+	fetch      map[string]int64     // fetch id by "run/URL"
 	at         map[string]time.Time // fetch time by "run/URL"
 	size       map[string]int64     // fetch size by "run/URL"
 }
