@@ -3,8 +3,8 @@
 // diffs, what happened to pages in a run (changed, new, gone, no longer linked), full-text and URL
 // search, and Atom feeds of the changes.
 //
-// It reads and never writes: the database is opened with store.OpenReadOnly and the archive only
-// read, so it runs beside a crawl. Archived pages are untrusted. Their text is shown escaped by
+// It reads and never writes: the database (SQLite or PostgreSQL, through Reader) is opened
+// read-only and the archive only read, so it runs beside a crawl. Archived pages are untrusted. Their text is shown escaped by
 // html/template, and their HTML only inside an iframe with an empty sandbox attribute, loaded from
 // /raw/, whose responses carry a Content-Security-Policy that sandboxes them and forbids every
 // fetch; strata's own pages carry a policy that allows nothing but their own stylesheet and frames.
