@@ -16,6 +16,7 @@ import (
 	"github.com/strata-crawler/strata/crawler"
 	"github.com/strata-crawler/strata/internal/crashpoint"
 	"github.com/strata-crawler/strata/internal/outcome"
+	"github.com/strata-crawler/strata/internal/runcycle"
 	"github.com/strata-crawler/strata/internal/runlock"
 	"github.com/strata-crawler/strata/internal/schedule"
 	"github.com/strata-crawler/strata/internal/store"
@@ -90,14 +91,7 @@ func (a *app) openSession(ctx context.Context, create bool) (*session, error) {
 		s.Close()
 		return nil, err
 	}
-	if s.crashed, err = s.db.CloseStaleRuns(ctx); err != nil {
-		s.Close()
-		return nil, err
-	}
-	for _, r := range s.crashed {
-		a.log.Warn("an earlier run was cut off (killed or crashed); marked interrupted, its unreached URLs are due", "run", r.ID)
-	}
-	if err := s.repair(ctx); err != nil {
+	if s.crashed, err = runcycle.Recover(ctx, s.db, s.arch, a.log); err != nil {
 		s.Close()
 		return nil, err
 	}
@@ -248,7 +242,7 @@ func (s *session) crawl(ctx context.Context, cron bool, only []int64) (*crawlRes
 func (s *session) finish(ctx context.Context, res *crawlResult, cerr error) error {
 	defer res.c.Close()
 	crashpoint.Hit("crawled")
-	removed, err := seal(context.WithoutCancel(ctx), s.db, s.arch, res.run.ID, res.start)
+	removed, err := runcycle.Seal(context.WithoutCancel(ctx), s.db, s.arch, res.run.ID, res.start)
 	if removed > 0 {
 		s.a.log.Warn("removed versions that were written but could not be recorded", "run", res.run.ID, "versions", removed)
 	}
@@ -269,12 +263,12 @@ func (s *session) finish(ctx context.Context, res *crawlResult, cerr error) erro
 	crashpoint.Hit("finished")
 	// With database.url, openPostgres refused archive.keep: pruning reads the SQLite store.
 	if keep := s.a.cfg.Archive.Keep; keep > 0 && cerr == nil && s.sqlite != nil {
-		n, err := prune(ctx, s.a, &reader{db: s.sqlite, arch: s.arch}, keep, false)
+		n, err := runcycle.Prune(ctx, s.sqlite, s.arch, keep)
 		if err != nil {
 			return err
 		}
 		if n > 0 {
-			s.a.log.Info("pruned versions older than archive.keep", "versions", n, "keep", fmtKeep(keep))
+			s.a.log.Info("pruned versions older than archive.keep", "versions", n, "keep", runcycle.FormatKeep(keep))
 		}
 	}
 	if errors.Is(cerr, crawler.ErrStopped) && ctx.Err() == nil {
@@ -294,19 +288,6 @@ func (a *app) cycleSetup(progress func(crawler.Stats), afterCrash bool) crawler.
 	s.Software = "strata/" + Version
 	s.Crawl.Log, s.Crawl.Progress, s.Crawl.AfterCrash = a.log, progress, afterCrash
 	return s
-}
-
-// writeManifest writes the run directory's manifest.jsonl from the run's fetches.
-func writeManifest(ctx context.Context, db runStore, arch *archive.Dir, runID int64, start time.Time) error {
-	entries, err := db.RunManifest(ctx, runID)
-	if err != nil || len(entries) == 0 {
-		return err
-	}
-	lines := make([]archive.ManifestEntry, len(entries))
-	for i, e := range entries {
-		lines[i] = archive.ManifestEntry{URL: e.URL, Outcome: e.Outcome, Path: e.Current}
-	}
-	return arch.WriteManifest(start, lines)
 }
 
 // distinctRunStart returns now, after waiting if needed until the second after the last run's start:

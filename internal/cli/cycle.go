@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/strata-crawler/strata/crawler"
+	"github.com/strata-crawler/strata/internal/runcycle"
 	"github.com/strata-crawler/strata/internal/store"
 	"github.com/strata-crawler/strata/internal/urlnorm"
 )
@@ -86,7 +87,7 @@ func (a *app) cycle(ctx context.Context, cron bool, only []store.NewURL) error {
 		res.run.RecalcTime, res.run.LinksTime = rs.Elapsed, ls.Elapsed
 		fmt.Fprintln(a.stdout, summarizeLater(rs, ls))
 	}
-	return s.afterRun(ctx, res.run.ID, s.finish(ctx, res, cerr)) // the text index and the notification hooks
+	return runcycle.AfterRun(ctx, s.sqlite, s.arch, a.log, a.hooks(), res.run.ID, s.finish(ctx, res, cerr)) // the text index and the notification hooks
 }
 
 func summarizeLater(rs *crawler.RecalcStats, ls *crawler.LinkStats) string {

@@ -11,6 +11,7 @@ import (
 	"github.com/strata-crawler/strata/crawler"
 	"github.com/strata-crawler/strata/internal/outcome"
 	"github.com/strata-crawler/strata/internal/pgstore"
+	"github.com/strata-crawler/strata/internal/runcycle"
 	"github.com/strata-crawler/strata/internal/store"
 )
 
@@ -59,7 +60,7 @@ func (a *app) workerCycle(ctx context.Context, lease time.Duration) error {
 		return err
 	}
 	for _, r := range abandoned {
-		if _, err := seal(ctx, db, arch, r.ID, r.StartedAt); err != nil {
+		if _, err := runcycle.Seal(ctx, db, arch, r.ID, r.StartedAt); err != nil {
 			return err
 		}
 		if err := w.Settle(ctx, r.ID, a.cfg.Archive.Root); err != nil {
@@ -98,7 +99,7 @@ func (a *app) workerCycle(ctx context.Context, lease time.Duration) error {
 	fctx := context.WithoutCancel(ctx)
 	// This worker's archive directory of the run: temporary files removed, WARC sealed, manifest
 	// written from the run's fetches (every worker's, with the root each lives in).
-	if _, err := seal(fctx, db, arch, j.Run, j.Start); err != nil && cerr == nil {
+	if _, err := runcycle.Seal(fctx, db, arch, j.Run, j.Start); err != nil && cerr == nil {
 		cerr = err
 	}
 	if err := w.Done(fctx, j.Run); err != nil {
