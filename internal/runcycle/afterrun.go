@@ -12,14 +12,14 @@ import (
 	"github.com/strata-crawler/strata/internal/textindex"
 )
 
-// AfterRun follows a finished run: the index step brings strata serve's search and page events up
+// afterRun follows a finished run: the index step brings strata serve's search and page events up
 // to date, then the configured hooks hear what the run did. Neither changes the run's outcome: their
 // failures are logged, and runErr, the run's own error, is returned unchanged, so that the run path
 // calls it in one line. After a signal it does nothing; the next run's step catches up.
 //
 // db is the SQLite store, or nil with PostgreSQL, which has no text index yet and whose
 // openPostgres refused the hooks.
-func AfterRun(ctx context.Context, db *store.DB, arch *archive.Dir, log *slog.Logger, hooks notify.Hooks, run int64, runErr error) error {
+func afterRun(ctx context.Context, db *store.DB, arch *archive.Dir, log *slog.Logger, hooks notify.Hooks, run int64, runErr error) error {
 	if ctx.Err() != nil {
 		return runErr
 	}
