@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/strata-crawler/strata/archive"
 	"github.com/strata-crawler/strata/crawler"
@@ -203,5 +204,40 @@ func TestRunFollowsTheCrawlOnlyWhenItEndedNormally(t *testing.T) {
 				t.Errorf("the webhook was called %d times; want %d", got, tc.hooks)
 			}
 		})
+	}
+}
+
+// TestRecoverAndCron: a run a killed process left open is marked interrupted by Recover and seals
+// its directory; a cron run stopped while it waits its start offset begins no run.
+func TestRecoverAndCron(t *testing.T) {
+	e := newRunEnv(t, "20ms", "0s")
+	e.seed(t, "http://127.0.0.1:1/")
+	ctx := t.Context()
+	left, err := e.db.BeginRun(ctx, time.Now().Add(-time.Hour), 0) // a kill -9 before its end
+	if err != nil {
+		t.Fatal(err)
+	}
+	crashed, err := runcycle.Recover(ctx, e.db, e.r.Arch, e.r.Log)
+	if err != nil || len(crashed) != 1 || crashed[0].ID != left {
+		t.Fatalf("Recover: %+v, %v; want run %d", crashed, err, left)
+	}
+	if run := e.lastRun(t); run.Status != "interrupted" {
+		t.Errorf("run %d after Recover: %q; want interrupted", run.ID, run.Status)
+	}
+	if runs, err := e.db.UnsealedRuns(ctx); err != nil || len(runs) != 0 {
+		t.Errorf("unsealed runs after Recover: %+v, %v", runs, err)
+	}
+
+	// In a window of 10,000 hours the day's offset is 0 only when it is under a second: one day
+	// in 36 million. The run is stopped as it starts, before the wait.
+	e.r.Config.Schedule.StartWindow = 10000 * time.Hour
+	stopped, cancel := context.WithCancel(ctx)
+	defer cancel()
+	e.r.Report.Starting = cancel
+	if err := e.r.Run(stopped, runcycle.Options{Cron: true}); err == nil || !strings.Contains(err.Error(), "start offset") {
+		t.Errorf("Run --cron, stopped while waiting: %v; want the start offset named", err)
+	}
+	if run := e.lastRun(t); run.ID != left || e.crawled != 0 {
+		t.Errorf("the last run is %d and Crawled was reported %d times; want run %d and none", run.ID, e.crawled, left)
 	}
 }
