@@ -71,8 +71,9 @@ func TestEveryPackageHasADocComment(t *testing.T) {
 }
 
 // TestImportRules keeps the data flow readable from the tree: the card's packages are leaves that do
-// not know the conductor or each other, only the command line and the simulator (which runs the
-// conductor's own cycle) wire the conductor, and only the configuration package knows viper.
+// not know the conductor or each other, only the run cycle, the command line and the simulator
+// (which runs the conductor's own cycle) wire the conductor, and only the configuration package
+// knows viper.
 func TestImportRules(t *testing.T) {
 	leaves := map[string]bool{"archive": true, "filter": true, "frequency": true, "linkextract": true}
 	for dir, p := range packages(t) {
@@ -80,9 +81,9 @@ func TestImportRules(t *testing.T) {
 			switch {
 			case ip == "github.com/spf13/viper" && dir != "internal/config":
 				t.Errorf("%s imports viper; only internal/config may", dir)
-			case ip == module+"/crawler" && dir != "internal/cli" && dir != "internal/simulate" && dir != "internal/store/storetest":
+			case ip == module+"/crawler" && dir != "internal/cli" && dir != "internal/runcycle" && dir != "internal/simulate" && dir != "internal/store/storetest":
 				// storetest reads the crawler's role interfaces, the contract its suite checks.
-				t.Errorf("%s imports the crawler; only internal/cli and internal/simulate wire it", dir)
+				t.Errorf("%s imports the crawler; only internal/runcycle, internal/cli and internal/simulate wire it", dir)
 			case ip == module+"/internal/cli" && dir != ".":
 				t.Errorf("%s imports the command line", dir)
 			case leaves[dir] && strings.HasPrefix(ip, module+"/"):

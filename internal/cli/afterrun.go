@@ -2,117 +2,18 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/strata-crawler/strata/internal/notify"
-	"github.com/strata-crawler/strata/internal/store"
 	"github.com/strata-crawler/strata/internal/textindex"
 )
-
-// afterRun follows a finished run: the index step brings strata serve's search and page events up
-// to date, then the configured hooks hear what the run did. Neither changes the run's outcome: their
-// failures are logged, and runErr, the run's own error, is returned unchanged, so that the run path
-// calls it in one line. After a signal it does nothing; the next run's step catches up.
-func (s *session) afterRun(ctx context.Context, run int64, runErr error) error {
-	if ctx.Err() != nil {
-		return runErr
-	}
-	if s.sqlite == nil {
-		// PostgreSQL has no text index yet, and openPostgres refused the hooks.
-		return runErr
-	}
-	ictx, cancel := context.WithTimeout(ctx, indexBudget)
-	st, err := textindex.Update(ictx, s.sqlite, s.arch)
-	cancel()
-	switch {
-	case err != nil && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded):
-		s.a.log.Info("text index: part of the archive is not indexed yet; the next run goes on, or run strata index",
-			"versions", st.Versions, "budget", indexBudget)
-	case err != nil:
-		s.a.log.Warn("text index: not brought up to date; the next run goes on from where it stopped", "err", err)
-		return runErr
-	default:
-		s.a.log.Debug("text index brought up to date", "versions", st.Versions, "runs", st.Runs, "missing", st.Missing,
-			"bytes", st.Bytes, "elapsed", st.Elapsed.Round(time.Millisecond))
-	}
-	if runErr != nil {
-		return runErr
-	}
-	hooks := s.a.hooks()
-	if hooks.Webhook == "" && hooks.Command == "" {
-		return nil
-	}
-	sum, err := runSummary(ctx, s.sqlite, run)
-	if err != nil {
-		s.a.log.Warn("notify: could not summarise the run", "run", run, "err", err)
-		return nil
-	}
-	if err := notify.Send(ctx, hooks, sum); err != nil {
-		s.a.log.Warn("notify: a hook failed; the run is not affected", "run", run, "err", err)
-	}
-	return nil
-}
 
 func (a *app) hooks() notify.Hooks {
 	n := a.cfg.Notify
 	return notify.Hooks{Webhook: n.Webhook, Command: n.Command, Timeout: n.Timeout, Always: n.When == "always"}
-}
-
-// indexBudget bounds the index step after a run. A run's own new versions take milliseconds to
-// seconds (docs/performance.md, section 8), but the first run on a database crawled before the
-// index existed would index the whole archive: it does this much and leaves the rest to the next
-// run or to strata index, so a cron run does not grow by an hour once.
-const indexBudget = 5 * time.Minute
-
-// summaryPages bounds the pages of each kind a hook's summary lists.
-const summaryPages = 100
-
-// runSummary is what the hooks receive about run: its counts, its biggest changes and its new, gone
-// and unlinked pages, as strata serve shows them.
-func runSummary(ctx context.Context, db *store.DB, run int64) (notify.Summary, error) {
-	r, err := db.RunByID(ctx, run)
-	if err != nil {
-		return notify.Summary{}, err
-	}
-	sum := notify.Summary{Run: r.ID, StartedAt: r.StartedAt, EndedAt: r.EndedAt, Status: r.Status, Fetched: r.Fetched,
-		Changed: r.Changed, Pages: []notify.Page{}}
-	counts, err := db.RunPageCounts(ctx, []int64{run})
-	if err != nil {
-		return sum, err
-	}
-	c := counts[run]
-	sum.New, sum.Gone, sum.Unlinked, sum.NotFound = c.New, c.Gone, c.Unlinked, c.NotFound
-	changes, err := db.Changes(ctx, store.ChangeQuery{Run: run, Limit: summaryPages})
-	if err != nil {
-		return sum, err
-	}
-	for _, ch := range changes {
-		p := notify.Page{Kind: "changed", URL: ch.URL, Title: ch.Title, FetchID: ch.FetchID}
-		if ch.Magnitude >= 0 {
-			m := ch.Magnitude
-			p.Magnitude = &m
-		}
-		sum.Pages = append(sum.Pages, p)
-	}
-	sum.More = max(0, r.Changed-len(changes))
-	for _, kind := range []struct {
-		name  string
-		total int
-	}{{"new", c.New}, {"gone", c.Gone}, {"unlinked", c.Unlinked}} {
-		evs, err := db.PageEvents(ctx, store.EventQuery{Run: run, Kind: kind.name, Limit: summaryPages})
-		if err != nil {
-			return sum, err
-		}
-		for _, e := range evs {
-			sum.Pages = append(sum.Pages, notify.Page{Kind: e.Kind, URL: e.URL, Title: e.Title, FetchID: e.FetchID})
-		}
-		sum.More += max(0, kind.total-len(evs))
-	}
-	return sum, nil
 }
 
 func newIndexCmd(a *app) *cobra.Command {

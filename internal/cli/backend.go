@@ -4,34 +4,18 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
-	"github.com/strata-crawler/strata/crawler"
-	"github.com/strata-crawler/strata/internal/outcome"
 	"github.com/strata-crawler/strata/internal/pgstore"
+	"github.com/strata-crawler/strata/internal/runcycle"
 	"github.com/strata-crawler/strata/internal/runlock"
 	"github.com/strata-crawler/strata/internal/store"
 )
 
-// runStore is the database a session writes through: the run cycle's roles and what the commands
-// do around a run. The SQLite store (database.path) and the PostgreSQL one (database.url) are both.
+// runStore is the database a session writes through: what a run writes, and the seeds. The SQLite
+// store (database.path) and the PostgreSQL one (database.url) are both.
 type runStore interface {
-	crawler.CycleStore
+	runcycle.Store
 	AddSeeds(ctx context.Context, seeds []store.NewSeed) ([]store.SeedOutcome, error)
-	BeginRun(ctx context.Context, started time.Time, offset time.Duration) (int64, error)
-	FinishRun(ctx context.Context, r store.Run) error
-	CloseStaleRuns(ctx context.Context) ([]store.Run, error)
-	Active(ctx context.Context) (seeds, urls int, err error)
-	RunOutcomes(ctx context.Context, run int64) (outcome.Counts, error)
-	Reach(ctx context.Context, run int64, only []int64) (fetched, left int, err error)
-	Immediate(ctx context.Context, urls []store.NewURL) ([]int64, error)
-	SetStageTimes(ctx context.Context, run int64, recalc, links time.Duration) error
-	UnsealedRuns(ctx context.Context) ([]store.Run, error)
-	SealRun(ctx context.Context, run int64, at time.Time) error
-	RunFiles(ctx context.Context, run int64, fn func(version, unchangedURL string)) error
-	RunManifest(ctx context.Context, runID int64) ([]store.ManifestEntry, error)
-	PendingPrunes(ctx context.Context) ([]string, error)
-	Pruned(ctx context.Context, paths []string) error
 }
 
 var (

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -14,10 +13,9 @@ import (
 
 	"github.com/strata-crawler/strata/archive"
 	"github.com/strata-crawler/strata/crawler"
-	"github.com/strata-crawler/strata/internal/crashpoint"
 	"github.com/strata-crawler/strata/internal/outcome"
+	"github.com/strata-crawler/strata/internal/runcycle"
 	"github.com/strata-crawler/strata/internal/runlock"
-	"github.com/strata-crawler/strata/internal/schedule"
 	"github.com/strata-crawler/strata/internal/store"
 )
 
@@ -90,14 +88,7 @@ func (a *app) openSession(ctx context.Context, create bool) (*session, error) {
 		s.Close()
 		return nil, err
 	}
-	if s.crashed, err = s.db.CloseStaleRuns(ctx); err != nil {
-		s.Close()
-		return nil, err
-	}
-	for _, r := range s.crashed {
-		a.log.Warn("an earlier run was cut off (killed or crashed); marked interrupted, its unreached URLs are due", "run", r.ID)
-	}
-	if err := s.repair(ctx); err != nil {
+	if s.crashed, err = runcycle.Recover(ctx, s.db, s.arch, a.log); err != nil {
 		s.Close()
 		return nil, err
 	}
@@ -140,193 +131,37 @@ func (a *app) openSessionStore(ctx context.Context, create bool) (*session, erro
 	return &session{a: a, db: db, sqlite: db, release: func() { db.Close(); lock.Release() }}, nil
 }
 
-// requireWork refuses a scheduled crawl of a database with nothing active in it — no seed, and no
-// URL strata fetch added — which would otherwise "succeed" every night having crawled nothing.
-func (s *session) requireWork(ctx context.Context) error {
-	seeds, urls, err := s.db.Active(ctx)
-	if err != nil || seeds > 0 || urls > 0 {
-		return err
-	}
-	return usagef("nothing to crawl: %s has no seeds (add one with strata seed add URL)", s.a.databaseName())
-}
-
 func (s *session) Close() { s.release() }
 
 func runCrawl(ctx context.Context, a *app, cron bool) error {
-	s, err := a.openSession(ctx, false)
-	if err != nil {
-		return err
-	}
-	defer s.Close()
-	if err := s.requireWork(ctx); err != nil {
-		return err
-	}
-	a.warnPlaceholder()
-	res, err := s.crawl(ctx, cron, nil)
-	if res == nil {
-		return err
-	}
-	return s.finish(ctx, res, err)
+	return a.cycle(ctx, runcycle.Options{Cron: cron, CrawlOnly: true})
 }
 
-// crawlResult is a crawl stage's run and outcome.
-type crawlResult struct {
-	run   store.Run
-	start time.Time
-	stats *crawler.Stats
-	c     *crawler.Cycle
-}
-
-// crawl waits the cron offset if asked, begins a run and runs the crawl stage — over only the URLs
-// with the given ids, if any, for an immediate fetch. A nil result means no run was begun.
-func (s *session) crawl(ctx context.Context, cron bool, only []int64) (*crawlResult, error) {
+// runner is the run cycle of the session's database and archive, reporting to the terminal: the
+// progress of the crawl stage, its summary, and recalc's and links'.
+func (s *session) runner() *runcycle.Runner {
 	a := s.a
-	var offset time.Duration
-	if cron {
-		offset = schedule.Offset(time.Now(), a.cfg.Schedule.StartWindow)
-		if offset > 0 {
-			a.log.Info("waiting for today's start offset", "offset", offset, "window", a.cfg.Schedule.StartWindow)
-			select {
-			case <-time.After(offset):
-			case <-ctx.Done():
-				return nil, fmt.Errorf("crawl: interrupted while waiting for the start offset")
-			}
-		}
+	var p *progress
+	return &runcycle.Runner{
+		DB: s.db, SQLite: s.sqlite, Arch: s.arch, Config: a.cfg, Log: a.log, Software: "strata/" + Version,
+		AfterCrash: len(s.crashed) > 0,
+		Report: runcycle.Report{
+			Starting: a.warnPlaceholder,
+			Begun: func() func(crawler.Stats) {
+				p = newProgress(a)
+				return p.update
+			},
+			Crawled: func(c runcycle.Crawled) {
+				if p != nil {
+					p.finish(c.Stats)
+				}
+				if c.Stats != nil {
+					fmt.Fprintln(a.stdout, summarize(c.Run, c.Stats, c.Outcomes, c.Fetched, c.Left))
+				}
+			},
+			After: func(rs *crawler.RecalcStats, ls *crawler.LinkStats) { fmt.Fprintln(a.stdout, summarizeLater(rs, ls)) },
+		},
 	}
-	start, err := distinctRunStart(ctx, s.db)
-	if err != nil {
-		return nil, err
-	}
-	runID, err := s.db.BeginRun(ctx, start, offset)
-	if err != nil {
-		return nil, err
-	}
-	progress := newProgress(a)
-	c, err := a.openCycle(ctx, s.db, s.arch, progress.update, len(s.crashed) > 0)
-	if err != nil {
-		return nil, err
-	}
-	st, cerr := c.Crawl(ctx, crawler.Run{ID: runID, Start: start, Only: only})
-	progress.finish(st)
-	res := &crawlResult{run: store.Run{ID: runID, StartedAt: start, StartOffset: offset, Status: "completed"},
-		start: start, stats: st, c: c}
-	switch {
-	case errors.Is(cerr, crawler.ErrStopped):
-		res.run.Status = "interrupted"
-	case cerr != nil:
-		res.run.Status = "failed"
-	}
-	if st != nil {
-		st.Fill(&res.run)
-		// The outcomes are counted from the run's fetches, as every other report of the run counts
-		// them (package outcome): the stage's own tallies are for its progress.
-		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-		counts, err := s.db.RunOutcomes(rctx, runID)
-		if err != nil {
-			a.log.Warn("the run's outcomes cannot be counted from its fetches; the crawl's own tallies stand in", "error", err)
-			counts = outcome.Counts{Fetched: st.Fetched, New: st.New, Changed: st.Changed, Unchanged: st.Unchanged,
-				NotModified: st.NotModified, NotFound: st.NotFound, Errors: st.Errors}
-		}
-		res.run.SetOutcomes(counts)
-		fetched, left, err := s.db.Reach(rctx, runID, only)
-		cancel()
-		if err != nil {
-			a.log.Warn("the run's summary cannot count the URLs it reached", "error", err)
-			fetched, left = -1, -1
-		}
-		fmt.Fprintln(a.stdout, summarize(runID, st, counts, fetched, left))
-	}
-	return res, cerr
-}
-
-// finish seals the run's archive directory (orphans removed, manifest written), then records the
-// run's end — even when the stage was interrupted, rather than under the cancelled context — and
-// prunes the archive after a completed run. Sealing comes first, so that no run is marked ended,
-// let alone completed, without its manifest: a kill before the end is recorded leaves a run that
-// the next session marks interrupted and seals. A run whose seal failed (a full disk refusing its
-// manifest) is marked failed and sealed by the next session.
-func (s *session) finish(ctx context.Context, res *crawlResult, cerr error) error {
-	defer res.c.Close()
-	crashpoint.Hit("crawled")
-	removed, err := seal(context.WithoutCancel(ctx), s.db, s.arch, res.run.ID, res.start)
-	if removed > 0 {
-		s.a.log.Warn("removed versions that were written but could not be recorded", "run", res.run.ID, "versions", removed)
-	}
-	if err != nil {
-		if res.run.Status == "completed" {
-			res.run.Status = "failed"
-		}
-		if cerr == nil {
-			cerr = err
-		}
-	}
-	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-	defer cancel()
-	res.run.EndedAt = time.Now()
-	if err := s.db.FinishRun(fctx, res.run); err != nil && cerr == nil {
-		cerr = err
-	}
-	crashpoint.Hit("finished")
-	// With database.url, openPostgres refused archive.keep: pruning reads the SQLite store.
-	if keep := s.a.cfg.Archive.Keep; keep > 0 && cerr == nil && s.sqlite != nil {
-		n, err := prune(ctx, s.a, &reader{db: s.sqlite, arch: s.arch}, keep, false)
-		if err != nil {
-			return err
-		}
-		if n > 0 {
-			s.a.log.Info("pruned versions older than archive.keep", "versions", n, "keep", fmtKeep(keep))
-		}
-	}
-	if errors.Is(cerr, crawler.ErrStopped) && ctx.Err() == nil {
-		return nil // the configured time window closed: a normal end under cron
-	}
-	return cerr
-}
-
-// openCycle wires the run cycle the configuration describes.
-func (a *app) openCycle(ctx context.Context, db crawler.CycleStore, arch *archive.Dir, progress func(crawler.Stats), afterCrash bool) (*crawler.Cycle, error) {
-	return crawler.Open(ctx, db, arch, a.cycleSetup(progress, afterCrash))
-}
-
-// cycleSetup is the setup of the run cycle the configuration describes.
-func (a *app) cycleSetup(progress func(crawler.Stats), afterCrash bool) crawler.Setup {
-	s := crawler.SetupOf(a.cfg)
-	s.Software = "strata/" + Version
-	s.Crawl.Log, s.Crawl.Progress, s.Crawl.AfterCrash = a.log, progress, afterCrash
-	return s
-}
-
-// writeManifest writes the run directory's manifest.jsonl from the run's fetches.
-func writeManifest(ctx context.Context, db runStore, arch *archive.Dir, runID int64, start time.Time) error {
-	entries, err := db.RunManifest(ctx, runID)
-	if err != nil || len(entries) == 0 {
-		return err
-	}
-	lines := make([]archive.ManifestEntry, len(entries))
-	for i, e := range entries {
-		lines[i] = archive.ManifestEntry{URL: e.URL, Outcome: e.Outcome, Path: e.Current}
-	}
-	return arch.WriteManifest(start, lines)
-}
-
-// distinctRunStart returns now, after waiting if needed until the second after the last run's start:
-// run directories are named to the second, and two runs must never share one.
-func distinctRunStart(ctx context.Context, db crawler.RunStore) (time.Time, error) {
-	runs, err := db.RecentRuns(ctx, 1)
-	if err != nil {
-		return time.Time{}, err
-	}
-	if len(runs) > 0 {
-		next := runs[0].StartedAt.Truncate(time.Second).Add(time.Second)
-		if wait := time.Until(next); wait > 0 {
-			select {
-			case <-time.After(wait):
-			case <-ctx.Done():
-				return time.Time{}, ctx.Err()
-			}
-		}
-	}
-	return time.Now(), nil
 }
 
 // summarize is the one paragraph a crawl prints at its end. Its first numbers count URLs, from the

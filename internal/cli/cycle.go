@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/strata-crawler/strata/crawler"
+	"github.com/strata-crawler/strata/internal/runcycle"
 	"github.com/strata-crawler/strata/internal/store"
 	"github.com/strata-crawler/strata/internal/urlnorm"
 )
@@ -49,44 +50,29 @@ links. A worker that dies loses its leases after --lease; the others take its do
 }
 
 func runCycle(ctx context.Context, a *app, cron bool) error {
-	return a.cycle(ctx, cron, nil)
+	return a.cycle(ctx, runcycle.Options{Cron: cron})
 }
 
-// cycle runs the crawl stage (over only the given URLs, if any), then recalculation and links.
-func (a *app) cycle(ctx context.Context, cron bool, only []store.NewURL) error {
-	s, err := a.openSession(ctx, len(only) > 0)
+// cycle runs one whole run in a session of its own: the crawl stage (over only o.Only, if set),
+// then, unless o.CrawlOnly, recalculation and links and the after-run work.
+func (a *app) cycle(ctx context.Context, o runcycle.Options) error {
+	s, err := a.openSession(ctx, len(o.Only) > 0)
 	if err != nil {
 		return err
 	}
 	defer s.Close()
-	if len(only) == 0 {
-		if err := s.requireWork(ctx); err != nil {
-			return err
-		}
+	return a.runError(s.runner().Run(ctx, o))
+}
+
+// runError gives the run cycle's refusals their one-line messages and exit codes.
+func (a *app) runError(err error) error {
+	switch {
+	case errors.Is(err, runcycle.ErrNoWork):
+		return usagef("nothing to crawl: %s has no seeds (add one with strata seed add URL)", a.databaseName())
+	case errors.Is(err, runcycle.ErrNoRun):
+		return usagef("no run yet: run strata crawl first")
 	}
-	a.warnPlaceholder()
-	var ids []int64
-	if len(only) > 0 {
-		if ids, err = s.db.Immediate(ctx, only); err != nil {
-			return err
-		}
-	}
-	res, cerr := s.crawl(ctx, cron, ids)
-	if res == nil {
-		return cerr
-	}
-	// Recalculation and links run on what the crawl did, even when its time window closed; not after
-	// a signal or a failure.
-	if ctx.Err() == nil && (cerr == nil || errors.Is(cerr, crawler.ErrStopped)) {
-		rs, ls, err := res.c.After(ctx, res.run.ID)
-		if err != nil {
-			res.c.Close()
-			return err
-		}
-		res.run.RecalcTime, res.run.LinksTime = rs.Elapsed, ls.Elapsed
-		fmt.Fprintln(a.stdout, summarizeLater(rs, ls))
-	}
-	return s.afterRun(ctx, res.run.ID, s.finish(ctx, res, cerr)) // the text index and the notification hooks
+	return err
 }
 
 func summarizeLater(rs *crawler.RecalcStats, ls *crawler.LinkStats) string {
@@ -96,30 +82,15 @@ func summarizeLater(rs *crawler.RecalcStats, ls *crawler.LinkStats) string {
 		plural(ls.Links, "link"), ls.Read, ls.Added, ls.Blocked, ls.Elapsed.Round(time.Millisecond))
 }
 
-// lastRun returns the id of the most recent run, or a usage error when there is none.
-func lastRun(ctx context.Context, db crawler.RunStore) (int64, error) {
-	runs, err := db.RecentRuns(ctx, 1)
-	if err != nil {
-		return 0, err
-	}
-	if len(runs) == 0 {
-		return 0, usagef("no run yet: run strata crawl first")
-	}
-	return runs[0].ID, nil
-}
-
 func newRecalcCmd(a *app) *cobra.Command {
 	return &cobra.Command{
 		Use:   "recalc",
 		Short: "Recalculate the revisit interval of every page the last run crawled (the Frequency Manager)",
 		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return a.laterStage(cmd.Context(), func(ctx context.Context, s *session, c *crawler.Cycle, run int64) (string, error) {
-				rs, err := c.Recalc(ctx, run)
+			return a.laterStage(cmd.Context(), func(ctx context.Context, r *runcycle.Runner) (string, error) {
+				run, rs, err := r.Recalc(ctx)
 				if err != nil {
-					return "", err
-				}
-				if err := s.db.SetStageTimes(ctx, run, rs.Elapsed, 0); err != nil {
 					return "", err
 				}
 				return fmt.Sprintf("run %d: %s recalculated (%d to be visited sooner, %d later, %d hubs adjusted) in %v",
@@ -135,12 +106,9 @@ func newLinksCmd(a *app) *cobra.Command {
 		Short: "Record the link graph of the pages the last run crawled and admit external links (the Link Extractor Manager)",
 		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return a.laterStage(cmd.Context(), func(ctx context.Context, s *session, c *crawler.Cycle, run int64) (string, error) {
-				ls, err := c.Links(ctx, run)
+			return a.laterStage(cmd.Context(), func(ctx context.Context, r *runcycle.Runner) (string, error) {
+				run, ls, err := r.Links(ctx)
 				if err != nil {
-					return "", err
-				}
-				if err := s.db.SetStageTimes(ctx, run, 0, ls.Elapsed); err != nil {
 					return "", err
 				}
 				return fmt.Sprintf("run %d: %s recorded from %d stored versions (%d pages), %d external URLs admitted, %d blocked by robots.txt, in %v",
@@ -151,25 +119,15 @@ func newLinksCmd(a *app) *cobra.Command {
 }
 
 // laterStage runs one of the stages that follow a crawl, on its own, for the last run.
-func (a *app) laterStage(ctx context.Context, stage func(context.Context, *session, *crawler.Cycle, int64) (string, error)) error {
+func (a *app) laterStage(ctx context.Context, stage func(context.Context, *runcycle.Runner) (string, error)) error {
 	s, err := a.openSession(ctx, false)
 	if err != nil {
 		return err
 	}
 	defer s.Close()
-	run, err := lastRun(ctx, s.db)
+	msg, err := stage(ctx, s.runner())
 	if err != nil {
-		return err
-	}
-	// Recalc and links send no request: their cycle has no client.
-	c, err := crawler.OpenAfter(s.db, s.arch, a.cycleSetup(nil, false))
-	if err != nil {
-		return err
-	}
-	defer c.Close()
-	msg, err := stage(ctx, s, c, run)
-	if err != nil {
-		return err
+		return a.runError(err)
 	}
 	_, err = fmt.Fprintln(a.stdout, msg)
 	return err
@@ -209,7 +167,7 @@ followed and redirects are recorded, not followed. If any URL is invalid, nothin
 			if err := a.checkFetchable(cmd.Context(), where, urls); err != nil {
 				return err
 			}
-			return a.cycle(cmd.Context(), false, urls)
+			return a.cycle(cmd.Context(), runcycle.Options{Only: urls})
 		},
 	}
 	cmd.Flags().StringVar(&file, "file", "", "read URLs from FILE, one per line ('-' for standard input)")

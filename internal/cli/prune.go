@@ -9,7 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/strata-crawler/strata/archive"
-	"github.com/strata-crawler/strata/internal/crashpoint"
+	"github.com/strata-crawler/strata/internal/runcycle"
 	"github.com/strata-crawler/strata/internal/runlock"
 )
 
@@ -46,21 +46,21 @@ A completed crawl does this by itself when archive.keep is set; --dry-run lists 
 			if err != nil {
 				return err
 			}
-			r := &reader{db: db, arch: arch}
-			if !dryRun {
-				if err := finishPrunes(cmd.Context(), r.db, r.arch, a.log); err != nil {
-					return err
-				}
-			}
-			n, err := prune(cmd.Context(), a, r, a.cfg.Archive.Keep, dryRun)
-			if err != nil {
-				return err
-			}
+			var n int
 			verb := "removed"
 			if dryRun {
 				verb = "would remove"
+				n, err = listPrunable(cmd.Context(), a, &reader{db: db, arch: arch}, a.cfg.Archive.Keep)
+			} else {
+				if err := runcycle.FinishPrunes(cmd.Context(), db, arch, a.log); err != nil {
+					return err
+				}
+				n, err = runcycle.Prune(cmd.Context(), db, arch, a.cfg.Archive.Keep)
 			}
-			fmt.Fprintf(a.stdout, "%s %d versions older than %s\n", verb, n, fmtKeep(a.cfg.Archive.Keep))
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(a.stdout, "%s %d versions older than %s\n", verb, n, runcycle.FormatKeep(a.cfg.Archive.Keep))
 			return nil
 		},
 	}
@@ -68,57 +68,16 @@ A completed crawl does this by itself when archive.keep is set; --dry-run lists 
 	return cmd
 }
 
-// pruneBatch is how many versions prune marks, and journals, per transaction.
-const pruneBatch = 500
-
-// prune removes (or, dry, lists) the versions older than keep. It is crash-safe: a batch of
-// versions is marked pruned and entered in the prune journal in one transaction before any of
-// their files is removed, and the journal entries are closed once the files are gone. A kill in
-// between leaves versions marked pruned whose files may remain, which the next session removes
-// (finishPrunes) — never a record that says a version is stored while its files are gone.
-func prune(ctx context.Context, a *app, r *reader, keep time.Duration, dryRun bool) (int, error) {
-	now := time.Now()
-	vs, err := r.db.Prunable(ctx, now.Add(-keep))
-	if err != nil {
+// listPrunable writes the versions older than keep that prune would remove, and counts them.
+func listPrunable(ctx context.Context, a *app, r *reader, keep time.Duration) (int, error) {
+	vs, err := r.db.Prunable(ctx, time.Now().Add(-keep))
+	if err != nil || len(vs) == 0 {
 		return 0, err
 	}
-	if dryRun {
-		if len(vs) == 0 {
-			return 0, nil
-		}
-		tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "FETCHED (UTC)\tURL\tVERSION")
-		for _, v := range vs {
-			fmt.Fprintf(tw, "%s\t%s\t%s\n", v.FetchedAt.UTC().Format("2006-01-02 15:04:05"), v.URL, v.Path)
-		}
-		return len(vs), tw.Flush()
+	tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "FETCHED (UTC)\tURL\tVERSION")
+	for _, v := range vs {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", v.FetchedAt.UTC().Format("2006-01-02 15:04:05"), v.URL, v.Path)
 	}
-	n := 0
-	for len(vs) > 0 {
-		batch := vs[:min(pruneBatch, len(vs))]
-		vs = vs[len(batch):]
-		if err := r.db.MarkPruned(ctx, batch, now); err != nil {
-			return n, err
-		}
-		paths := make([]string, len(batch))
-		for i, v := range batch {
-			if err := r.arch.Remove(v.Path); err != nil {
-				return n, err // the journal keeps the batch: the next session tries again
-			}
-			paths[i] = v.Path
-			crashpoint.Hit("pruning")
-		}
-		if err := r.db.Pruned(ctx, paths); err != nil {
-			return n, err
-		}
-		n += len(batch)
-	}
-	return n, nil
-}
-
-func fmtKeep(d time.Duration) string {
-	if d%(24*time.Hour) == 0 {
-		return fmt.Sprintf("%d days", d/(24*time.Hour))
-	}
-	return d.String()
+	return len(vs), tw.Flush()
 }

@@ -212,7 +212,7 @@ type sitemapSeeds struct {
 // readSitemaps reads each sitemap through the session's polite client and passes the pages they
 // list through the URL filter, as seeds.
 func (a *app) readSitemaps(ctx context.Context, s *session, sitemaps []string) ([]sitemapSeeds, error) {
-	c, err := a.openCycle(ctx, s.db, s.arch, nil, false)
+	c, err := s.runner().Open(ctx)
 	if err != nil {
 		return nil, err
 	}

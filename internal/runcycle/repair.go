@@ -1,4 +1,4 @@
-package cli
+package runcycle
 
 import (
 	"context"
@@ -9,44 +9,57 @@ import (
 
 	"github.com/strata-crawler/strata/archive"
 	"github.com/strata-crawler/strata/internal/crashpoint"
+	"github.com/strata-crawler/strata/internal/store"
 )
 
-// repair makes whole what earlier sessions left behind, before this one writes anything: the files
-// of versions a killed prune had marked pruned are removed, and every run that ended without its
-// archive directory sealed — killed, or its manifest refused by a full disk, or from before schema
-// version 14 — is sealed now.
-func (s *session) repair(ctx context.Context) error {
-	if err := finishPrunes(ctx, s.db, s.arch, s.a.log); err != nil {
+// Recover makes whole what earlier sessions left behind, before this one writes anything: a run a
+// killed process left open is marked interrupted (and returned, so that the next crawl knows it
+// follows a crash), the files of versions a killed prune had marked pruned are removed, and every
+// run that ended without its archive directory sealed — killed, or its manifest refused by a full
+// disk, or from before schema version 14 — is sealed now.
+func Recover(ctx context.Context, db Store, arch *archive.Dir, log *slog.Logger) (crashed []store.Run, err error) {
+	if crashed, err = db.CloseStaleRuns(ctx); err != nil {
+		return nil, err
+	}
+	for _, r := range crashed {
+		log.Warn("an earlier run was cut off (killed or crashed); marked interrupted, its unreached URLs are due", "run", r.ID)
+	}
+	return crashed, repair(ctx, db, arch, log)
+}
+
+// repair removes what a killed prune left and seals every run not sealed.
+func repair(ctx context.Context, db Store, arch *archive.Dir, log *slog.Logger) error {
+	if err := FinishPrunes(ctx, db, arch, log); err != nil {
 		return err
 	}
-	runs, err := s.db.UnsealedRuns(ctx)
+	runs, err := db.UnsealedRuns(ctx)
 	if err != nil {
 		return err
 	}
 	orphans := 0
 	for _, r := range runs {
-		removed, err := seal(ctx, s.db, s.arch, r.ID, r.StartedAt)
+		removed, err := Seal(ctx, db, arch, r.ID, r.StartedAt)
 		if err != nil {
 			return err
 		}
 		if removed > 0 {
-			s.a.log.Warn("removed versions an earlier run left unrecorded or incomplete", "run", r.ID, "versions", removed)
+			log.Warn("removed versions an earlier run left unrecorded or incomplete", "run", r.ID, "versions", removed)
 		}
 		orphans += removed
 	}
 	if len(runs) > 0 {
-		s.a.log.Info("sealed the archive directories of earlier runs: orphans removed, manifests written",
+		log.Info("sealed the archive directories of earlier runs: orphans removed, manifests written",
 			"runs", len(runs), "first", runs[0].ID, "last", runs[len(runs)-1].ID, "versions_removed", orphans)
 	}
 	return nil
 }
 
-// seal makes the archive directory of run final: it removes temporary files and every version no
+// Seal makes the archive directory of run final: it removes temporary files and every version no
 // fetch of the run records (the remains of a kill, or of a write or commit that failed), makes its
 // WARC files whole and indexes them, writes manifest.jsonl from the run's fetches, then records
 // the seal. It is idempotent, so a seal cut off
 // is simply done again by the next session. It returns how many versions it removed.
-func seal(ctx context.Context, db runStore, arch *archive.Dir, run int64, start time.Time) (int, error) {
+func Seal(ctx context.Context, db Store, arch *archive.Dir, run int64, start time.Time) (int, error) {
 	// What the directory may hold, as 8-byte hashes of the version paths, sorted: a run that
 	// snapshots a million pages costs 8 MB here, not the paths. A collision would keep an orphan,
 	// never remove a version.
@@ -82,11 +95,11 @@ func seal(ctx context.Context, db runStore, arch *archive.Dir, run int64, start 
 	return removed, db.SealRun(ctx, run, time.Now())
 }
 
-// finishPrunes removes the files of the versions a killed prune had marked pruned but not yet
+// FinishPrunes removes the files of the versions a killed prune had marked pruned but not yet
 // removed, and closes their journal entries. A version whose files cannot be removed stays in the
 // journal, to be tried again by the next session, and does not stop this one: it is marked pruned
 // already, so nothing is lost, only space.
-func finishPrunes(ctx context.Context, db runStore, arch *archive.Dir, log *slog.Logger) error {
+func FinishPrunes(ctx context.Context, db Store, arch *archive.Dir, log *slog.Logger) error {
 	paths, err := db.PendingPrunes(ctx)
 	if err != nil || len(paths) == 0 {
 		return err
@@ -111,4 +124,17 @@ func finishPrunes(ctx context.Context, db runStore, arch *archive.Dir, log *slog
 			"versions", len(paths)-len(done), "error", failed)
 	}
 	return nil
+}
+
+// writeManifest writes the run directory's manifest.jsonl from the run's fetches.
+func writeManifest(ctx context.Context, db Store, arch *archive.Dir, runID int64, start time.Time) error {
+	entries, err := db.RunManifest(ctx, runID)
+	if err != nil || len(entries) == 0 {
+		return err
+	}
+	lines := make([]archive.ManifestEntry, len(entries))
+	for i, e := range entries {
+		lines[i] = archive.ManifestEntry{URL: e.URL, Outcome: e.Outcome, Path: e.Current}
+	}
+	return arch.WriteManifest(start, lines)
 }

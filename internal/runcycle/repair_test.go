@@ -1,4 +1,4 @@
-package cli
+package runcycle
 
 import (
 	"log/slog"
@@ -62,7 +62,7 @@ func TestRepairSealsARunWhoseSealFailed(t *testing.T) {
 	manifest := filepath.Join(arch.Root(), archive.RunDir(start), archive.ManifestFile)
 	must(os.Mkdir(manifest, 0o755)) // the manifest's place is taken: it cannot be written
 	must(os.WriteFile(filepath.Join(manifest, "x"), nil, 0o644))
-	if _, err := seal(ctx, db, arch, run2, start); err == nil {
+	if _, err := Seal(ctx, db, arch, run2, start); err == nil {
 		t.Fatal("seal wrote a manifest over a directory")
 	}
 	if runs, err := db.UnsealedRuns(ctx); err != nil || len(runs) != 1 || runs[0].ID != run2 {
@@ -72,8 +72,7 @@ func TestRepairSealsARunWhoseSealFailed(t *testing.T) {
 	orphan, err := arch.Write(start, page("https://a.example/orphan")) // say, written before a kill
 	must(err)
 	must(os.RemoveAll(manifest))
-	s := &session{a: &app{log: slog.New(slog.DiscardHandler)}, db: db, arch: arch}
-	must(s.repair(ctx))
+	must(repair(ctx, db, arch, slog.New(slog.DiscardHandler)))
 	if runs, err := db.UnsealedRuns(ctx); err != nil || len(runs) != 0 {
 		t.Errorf("unsealed runs after repair: %+v, %v", runs, err)
 	}
