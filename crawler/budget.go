@@ -186,8 +186,8 @@ func (b *budget) take(ctx context.Context, isNew bool) (bool, error) {
 func (b *budget) giveBack(ctx context.Context) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.fleet == nil {
-		return nil
+	if b.fleet == nil || b.total == 0 {
+		return nil // no cap: nothing was reserved
 	}
 	newBack, knownBack := b.reservedNew-b.newTaken, b.reservedKnown-b.knownTaken
 	if err := b.fleet.GiveBack(ctx, b.run, newBack, knownBack); err != nil {
