@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/strata-crawler/strata/internal/pgstore"
+	"github.com/strata-crawler/strata/internal/pgtest"
 	"github.com/strata-crawler/strata/internal/store"
 )
 
@@ -72,4 +74,35 @@ func TestFleetBudget(t *testing.T) {
 	if err != nil || n != 5 || acct.Left() != 0 || acct.NewTaken != got[true]-7 || acct.KnownTaken != got[false]+2+5 {
 		t.Errorf("b's reservation after a gave back = %d, %+v, %v; want the 5 a gave back", n, acct, err)
 	}
+}
+
+// BenchmarkFleetSpend measures one reservation of the fleet's budget (Worker.Spend), from
+// GOMAXPROCS × -cpu goroutines on one run's account: the round trip a block of fetches costs, and
+// how the one row all workers lock holds up. ns/op is per reservation, whatever its block.
+func BenchmarkFleetSpend(b *testing.B) {
+	db, err := pgstore.Open(b.Context(), pgtest.URL(b))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	w, err := db.Worker("bench", 10*time.Second)
+	if err != nil {
+		b.Fatal(err)
+	}
+	j, unlock, err := w.JoinRun(b.Context(), time.Now(), 0, "/bench")
+	if err != nil {
+		b.Fatal(err)
+	}
+	unlock()
+	if _, err := w.OpenBudget(b.Context(), j.Run, 1<<40, 1<<39); err != nil {
+		b.Fatal(err)
+	}
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if n, _, err := w.Spend(b.Context(), j.Run, false, 1); err != nil || n != 1 {
+				b.Error(n, err)
+				return
+			}
+		}
+	})
 }
