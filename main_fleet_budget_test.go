@@ -99,6 +99,10 @@ func TestFleetBudget(t *testing.T) {
 	if newFetched > newCap || newFetched < newCap-fleetBudgetBound {
 		t.Errorf("the fleet fetched %d never-fetched pages in run 2, want their share %d", newFetched, newCap)
 	}
+	// The run's row has the fleet's figures, not the worker's that finished the run.
+	if n := queryInt(t, dbURL, `SELECT new_fetched * 1000 + known_fetched FROM runs WHERE id = 2`); n != int64(newFetched*1000+knownFetched) {
+		t.Errorf("run 2's row says %d new and %d known fetched, the server saw %d and %d", n/1000, n%1000, newFetched, knownFetched)
+	}
 	if n := queryInt(t, dbURL, `SELECT count(*) FROM fetches WHERE run_id = 2`); int(n) != total {
 		t.Errorf("run 2 recorded %d fetches, the server saw %d", n, total)
 	}
