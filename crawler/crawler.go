@@ -430,10 +430,22 @@ func (c *Crawler) Crawl(ctx context.Context, run Run) (*Stats, error) {
 	if c.cfg.Fleet != nil {
 		s.leases = &leases{fleet: c.cfg.Fleet, held: map[string]string{}}
 	}
-	budgeted := len(run.Only) == 0 && c.cfg.Budget > 0
+	budgeted := false
 	if len(run.Only) == 0 {
 		s.budget = newBudget(c.cfg.Budget, c.cfg.NewShare)
-		s.stats.Budget = c.cfg.Budget
+		if c.cfg.Fleet != nil {
+			// The budget is the run's: the fleet's workers draw on one account, whose cap the run's
+			// first worker set.
+			if err := s.budget.share(ctx, c.cfg.Fleet, run.ID); err != nil {
+				return nil, err
+			}
+			if s.budget.total != c.cfg.Budget {
+				c.cfg.Log.Warn("this worker's optimizer.budget differs from the run's; the run's holds",
+					"run", run.ID, "budget", s.budget.total, "configured", c.cfg.Budget)
+			}
+		}
+		budgeted = s.budget.total > 0
+		s.stats.Budget = s.budget.total
 		switch {
 		case budgeted:
 			// The choice of each round weighs pages by their seed's priority and in-links.
@@ -442,7 +454,7 @@ func (c *Crawler) Crawl(ctx context.Context, run Run) (*Stats, error) {
 			}
 			s.picks = &picks{}
 			s.newTaken, s.domainsSeen = map[string]int{}, map[string]bool{}
-		case c.short(ctx, due, hosts):
+		case c.short(ctx, due, s.budget.total, hosts):
 			if _, err := c.store.UpdateWeights(ctx); err != nil {
 				return nil, err
 			}
@@ -498,6 +510,9 @@ func (c *Crawler) Crawl(ctx context.Context, run Run) (*Stats, error) {
 	}
 	s.commit.close()
 	if serr := s.releaseAll(context.WithoutCancel(ctx)); serr != nil && err == nil {
+		err = serr
+	}
+	if serr := s.budget.giveBack(context.WithoutCancel(ctx)); serr != nil && err == nil {
 		err = serr
 	}
 	if serr := stopGaps(); serr != nil && err == nil {

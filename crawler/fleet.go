@@ -20,6 +20,20 @@ type Fleet interface {
 	Take(ctx context.Context, domain, host string, mine store.HostGap, gap time.Duration) (store.Lease, error)
 	// Release gives domain back, with this process's gate's state of it.
 	Release(ctx context.Context, domain string, mine store.HostGap) error
+
+	// The run's page budget is the fleet's: its workers draw on one account.
+
+	// OpenBudget returns run's account, opening it with total and newCap unless a worker of the
+	// run has: the first worker's cap is the run's. It is idempotent; called again it reads the
+	// account as it stands.
+	OpenBudget(ctx context.Context, run int64, total, newCap int) (store.Account, error)
+	// Spend reserves up to n of run's fetches for URLs of one kind and returns how many it got (0:
+	// the run's budget is spent) and the account after. No two calls, from any worker, get the
+	// same fetch.
+	Spend(ctx context.Context, run int64, isNew bool, n int) (int, store.Account, error)
+	// GiveBack returns what a worker reserved and did not use, by kind; one of the two may be
+	// negative when reservations for one kind went to the other.
+	GiveBack(ctx context.Context, run int64, newBack, knownBack int) error
 }
 
 // leases is a stage's side of the fleet: the domains it holds. A domain's lock is held across the

@@ -93,6 +93,10 @@ func (s *stage) nextPicked(ctx context.Context, d *domain) (*store.DueURL, error
 // be used); and only then the never-fetched URLs beyond the fair shares. It returns how many it
 // chose.
 func (s *stage) pickRound(ctx context.Context) (int, error) {
+	// With a fleet, what is left is what the whole fleet has left.
+	if err := s.budget.refresh(ctx); err != nil {
+		return 0, err
+	}
 	due := func(fn func(store.Candidate) error) error { return s.c.store.DueCandidates(ctx, s.run.ID, fn) }
 	n, err := s.pickFrom(ctx, due, false, false)
 	if err != nil || n > 0 {
@@ -212,7 +216,7 @@ func (s *stage) allowances(cands []frequency.Candidate) map[string]int {
 	for _, c := range cands {
 		s.domainsSeen[c.Domain] = true
 	}
-	fair := frequency.FairShare(s.c.cfg.Budget, len(s.domainsSeen))
+	fair := frequency.FairShare(s.budget.total, len(s.domainsSeen))
 	out := map[string]int{}
 	for d := range s.domainsSeen {
 		out[d] = max(fair-s.newTaken[d], 0)

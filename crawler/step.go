@@ -123,8 +123,9 @@ func (s *stage) step(ctx context.Context, d *domain) (more bool, finish func() e
 		}
 		s.count(func(st *Stats) { st.Blocked++; st.Done++ })
 		return true, nil, nil
-	case !s.budget.take(u.New):
-		return false, nil, nil // the run's budget is spent; the URL stays due
+	}
+	if ok, err := s.budget.take(ctx, u.New); err != nil || !ok {
+		return false, nil, err // the run's budget is spent; the URL stays due
 	}
 	finish, err = s.crawl(ctx, d, u, parsed)
 	return true, finish, err

@@ -241,7 +241,7 @@ var schema = []field{
 		doc: "Longest revisit interval, in runs.",
 		ptr: func(c *Config) any { return &c.Frequency.Max }},
 	{key: "optimizer.budget", def: 0, min: 0, max: 1_000_000_000,
-		doc: "Pages fetched per run at most, whatever the policy (0 = no cap); what is left stays due, and the due URLs are then taken in order of Xu et al.'s cost of staleness. The optimal policy plans for this many per run and needs it.",
+		doc: "Pages fetched per run at most, whatever the policy (0 = no cap); what is left stays due, and the due URLs are then taken in order of Xu et al.'s cost of staleness. The optimal policy plans for this many per run and needs it. With run --worker it is the run's, shared by the fleet: the first worker's value holds.",
 		ptr: func(c *Config) any { return &c.Optimizer.Budget }},
 	{key: "optimizer.new_share", def: 1.0, min: 0, max: 1,
 		doc: "Under a budget: how much of it never-fetched URLs may take before known pages are served (WebFountain's two queues). A page not in the archive is certainly stale, so by default new pages come first; their domains take turns and none takes more than its fair share of the run, so a domain that grows without end (a link farm) cannot take the others' budget. A lower share keeps the rest for recrawls; budget left after the recrawls still goes to new pages.",

@@ -133,6 +133,11 @@ func (r *Runner) workerAfter(ctx context.Context, w Fleet, c *crawler.Cycle, j p
 	if st != nil {
 		st.Fill(&run)
 	}
+	// The budget's figures are the fleet's, not this worker's: every worker has given back what it
+	// did not use by now (a killed one's unused block stays counted).
+	if acct, err := w.OpenBudget(ctx, j.Run, run.Budget, 0); err == nil && acct.Total > 0 {
+		run.Budget, run.NewFetched, run.KnownFetched = acct.Total, acct.NewTaken, acct.KnownTaken
+	}
 	if errors.Is(cerr, crawler.ErrStopped) {
 		run.Status = "interrupted"
 	}

@@ -27,8 +27,17 @@ var _ runcycle.Fleet = (*fakeFleet)(nil)
 func (f *fakeFleet) Take(context.Context, string, string, store.HostGap, time.Duration) (store.Lease, error) {
 	return store.Lease{Held: true}, nil
 }
-func (f *fakeFleet) Release(context.Context, string, store.HostGap) error   { return nil }
-func (f *fakeFleet) Name() string                                           { return "w1" }
+func (f *fakeFleet) Release(context.Context, string, store.HostGap) error { return nil }
+func (f *fakeFleet) Name() string                                         { return "w1" }
+
+// The fake fleet's budget account has no cap: these tests are about the run's sequencing.
+func (f *fakeFleet) OpenBudget(context.Context, int64, int, int) (store.Account, error) {
+	return store.Account{}, nil
+}
+func (f *fakeFleet) Spend(_ context.Context, _ int64, _ bool, n int) (int, store.Account, error) {
+	return n, store.Account{}, nil
+}
+func (f *fakeFleet) GiveBack(context.Context, int64, int, int) error        { return nil }
 func (f *fakeFleet) Abandoned(context.Context, string) ([]store.Run, error) { return nil, nil }
 func (f *fakeFleet) Settle(context.Context, int64, string) error            { return nil }
 func (f *fakeFleet) Keep(context.Context, func(error)) func()               { return func() {} }

@@ -21,3 +21,13 @@ type Lease struct {
 	// at the take-over.
 	TookOver string
 }
+
+// Account is a run's page budget shared by the workers of a fleet: the run's cap and the share of
+// it never-fetched URLs may take first, and what the fleet has reserved of each kind so far.
+type Account struct {
+	Total, NewCap        int
+	NewTaken, KnownTaken int
+}
+
+// Left returns the fetches the fleet has not reserved yet.
+func (a Account) Left() int { return max(a.Total-a.NewTaken-a.KnownTaken, 0) }
