@@ -2,8 +2,11 @@
 // records of one fetch (request, response or revisit, metadata), files of gzip members rotated at
 // a size and made whole after a crash, and their CDXJ index as pywb and warcio write it.
 //
-// The records are built, digested and serialised by github.com/nlnwa/gowarc/v3; this package only
-// decides what goes into them and owns the files, whose crash safety is strata's own (see File).
+// The records of a crawled page (EncodePage) are written by this package itself, byte for byte as
+// github.com/nlnwa/gowarc/v3 writes them (see encode.go); the others — warcinfo, and the resource
+// and metadata records of an export — are built, digested and serialised by gowarc, which also
+// reads every file back. This package decides what goes into the records and owns the files, whose
+// crash safety is strata's own (see File).
 package warc
 
 import (
