@@ -111,14 +111,15 @@ func BenchmarkPage(b *testing.B) {
 	}
 }
 
-// encodePage builds the WARC records of a page as the crawl stage does.
+// encodePage builds the WARC records of a page as the crawl stage does, the payload digest of the
+// captures table included.
 func encodePage(b *testing.B, body []byte, t Text, head, req []byte, pageURL string) {
 	facts := [][2]string{{"strata-run", "1"}, {"level", "2"}, {"change", "new"}, {"text-mode", t.Mode}, {"title", t.Title}}
 	for _, l := range t.Links.Links {
 		facts = append(facts, [2]string{"outlink", l.URL})
 	}
 	_, err := warc.EncodePage(warc.Page{Exchange: warc.Exchange{URL: pageURL, Date: time.Unix(1e9, 0), IP: "127.0.0.1",
-		Request: req, Response: head, Body: body}, Facts: facts})
+		Request: req, Response: head, Body: body}, Facts: facts, PayloadDigest: warc.PayloadDigest(body)})
 	if err != nil && !strings.Contains(err.Error(), "Content-Length") {
 		b.Fatal(err)
 	}

@@ -51,7 +51,8 @@ func (s *stage) capture(ctx context.Context, u *store.DueURL, resp *fetch.Respon
 	if s.commit.warc == nil || len(resp.Head.Response) == 0 {
 		return nil
 	}
-	pg := warc.Page{Exchange: exchangeOf(u.URL, rec.FetchedAt, resp), NotModified: resp.NotModified}
+	// The digest the captures table keeps is the record's: computed once, for both.
+	pg := warc.Page{Exchange: exchangeOf(u.URL, rec.FetchedAt, resp), NotModified: resp.NotModified, PayloadDigest: c.PayloadDigest}
 	// A URL never fetched before has no earlier response to refer to: no query for it.
 	if ps, ok := s.c.store.(priorStore); ok && !u.New && (resp.Status == http.StatusOK || resp.NotModified) {
 		prior, err := ps.LastResponse(ctx, u.ID)

@@ -3,7 +3,6 @@ package warc
 import (
 	"crypto/sha1"
 	"encoding/base32"
-	"fmt"
 	"time"
 )
 
@@ -24,6 +23,9 @@ type Page struct {
 	Prior       *Ref
 	PriorDigest string
 	Facts       [][2]string // strata's facts, for the metadata record
+	// PayloadDigest is PayloadDigest(Body) when the caller has it already; "" has EncodePage
+	// compute it.
+	PayloadDigest string
 }
 
 // Encoded is a page's records, serialised for Writer.Append.
@@ -34,76 +36,14 @@ type Encoded struct {
 	Lines []*Line
 	ID    string // the response or revisit record's WARC-Record-ID
 	Type  string // "response" or "revisit"
+	// PayloadDigest is the payload's WARC-Payload-Digest (that of Body, even for a 304's
+	// revisit, which does not carry it).
+	PayloadDigest string
 }
 
 // EncodePage builds and serialises p's records: its response (or revisit), its request when the
 // request head is known, and a metadata record of strata's facts when there are any.
-func EncodePage(p Page) (Encoded, error) {
-	var main Record
-	var err error
-	e := Encoded{Type: "response"}
-	switch {
-	case p.NotModified:
-		ref := Ref{URL: p.URL}
-		if p.Prior != nil {
-			ref = *p.Prior
-		}
-		main, err = Revisit(p.Exchange, ProfileNotModified, ref)
-		e.Type = "revisit"
-	case p.Prior != nil && p.Truncated == "" && p.PriorDigest == PayloadDigest(p.Body):
-		main, err = Revisit(p.Exchange, ProfileIdentical, *p.Prior)
-		e.Type = "revisit"
-	default:
-		main, err = Response(p.Exchange)
-	}
-	if err != nil {
-		return Encoded{}, err
-	}
-	e.ID = main.ID()
-	recs := []Record{main}
-	if len(p.Request) > 0 {
-		req, err := Request(p.Exchange, e.ID)
-		if err != nil {
-			closeAll(recs)
-			return Encoded{}, err
-		}
-		recs = append(recs, req)
-	}
-	if len(p.Facts) > 0 {
-		meta, err := Metadata(p.URL, p.Date, e.ID, p.Facts)
-		if err != nil {
-			closeAll(recs)
-			return Encoded{}, err
-		}
-		recs = append(recs, meta)
-	}
-	for _, r := range recs {
-		if err == nil && indexed(r.WarcRecord) {
-			var l Line
-			if l, err = recordLine(r.WarcRecord, 0, 0); err == nil {
-				e.Lines = append(e.Lines, &l)
-			}
-		} else if err == nil {
-			e.Lines = append(e.Lines, nil)
-		}
-		if err == nil {
-			var m []byte
-			m, err = Encode(r)
-			e.Members = append(e.Members, m)
-		}
-		r.Close()
-	}
-	if err != nil {
-		return Encoded{}, fmt.Errorf("warc: %s: %w", p.URL, err)
-	}
-	return e, nil
-}
-
-func closeAll(recs []Record) {
-	for _, r := range recs {
-		r.Close()
-	}
-}
+func EncodePage(p Page) (Encoded, error) { return encodePage(p, recordID) }
 
 // Info returns the builder of the warcinfo record that opens each file: the software and the
 // User-Agent that made the captures.

@@ -2,8 +2,11 @@
 // records of one fetch (request, response or revisit, metadata), files of gzip members rotated at
 // a size and made whole after a crash, and their CDXJ index as pywb and warcio write it.
 //
-// The records are built, digested and serialised by github.com/nlnwa/gowarc/v3; this package only
-// decides what goes into them and owns the files, whose crash safety is strata's own (see File).
+// The records of a crawled page (EncodePage) are written by this package itself, byte for byte as
+// github.com/nlnwa/gowarc/v3 writes them (see encode.go); the others — warcinfo, and the resource
+// and metadata records of an export — are built, digested and serialised by gowarc, which also
+// reads every file back. This package decides what goes into the records and owns the files, whose
+// crash safety is strata's own (see File).
 package warc
 
 import (
@@ -45,9 +48,13 @@ func options() []gowarc.WarcRecordOption {
 		gowarc.WithSyntaxErrorPolicy(gowarc.ErrFail),
 		gowarc.WithSpecViolationPolicy(gowarc.ErrFail),
 		gowarc.WithBlockErrorPolicy(gowarc.ErrFail),
-		gowarc.WithRecordIdFunc(newRecordID),
+		gowarc.WithRecordIdFunc(recordID),
 	}
 }
+
+// recordID makes the records' IDs; a test that compares records made two ways sets both to one
+// sequence.
+var recordID = newRecordID
 
 // newRecordID is a random (version 4) UUID URN. gowarc's default reads the uuid package's pool
 // setting, which its own constructors write unsynchronised (see newOptionsMu).
@@ -237,6 +244,15 @@ func writeField(b *bytes.Buffer, name, value string) {
 // would make a reader misread the payload (gunzip plain text, wait for bytes that are not there):
 // they are renamed X-Strata-Orig-…, and Content-Length gives the stored length.
 func responseBlock(x Exchange) ([]byte, error) {
+	head, err := responseBlockHead(x)
+	if err != nil {
+		return nil, err
+	}
+	return append(head, x.Body...), nil
+}
+
+// responseBlockHead is the head of responseBlock, with its empty line.
+func responseBlockHead(x Exchange) ([]byte, error) {
 	head := x.Response
 	if len(head) == 0 {
 		return nil, fmt.Errorf("warc: response of %s: no response head", x.URL)
@@ -247,6 +263,7 @@ func responseBlock(x Exchange) ([]byte, error) {
 	}
 	lines := strings.Split(string(head[:end]), "\r\n")
 	var b bytes.Buffer
+	b.Grow(end + 128 + len(x.Body))
 	b.WriteString(lines[0] + "\r\n")
 	encoded, length := false, ""
 	for _, l := range lines[1:] {
@@ -278,7 +295,6 @@ func responseBlock(x Exchange) ([]byte, error) {
 		b.WriteString("Content-Length: " + strconv.Itoa(len(x.Body)) + "\r\n")
 	}
 	b.WriteString("\r\n")
-	b.Write(x.Body)
 	return b.Bytes(), nil
 }
 
