@@ -10,6 +10,7 @@ package fetch
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -123,8 +124,13 @@ func New(opts Options) *Client {
 		// would only ever see the proxy's address.
 		Proxy:       nil,
 		DialContext: g.DialContext,
-		// A custom DialContext disables HTTP/2 unless forced.
-		ForceAttemptHTTP2: true,
+		// HTTP/1.1 only. The archive keeps each exchange as HTTP messages in WARC records, and
+		// WARC 1.1 defines them for HTTP/1.x: an HTTP/2 exchange has no wire form to keep, and
+		// a head written as "HTTP/2" is refused by net/http's parser and by the replay tools,
+		// so every page fetched over HTTP/2 lost its WARC records. One request at a time per
+		// host (politeness) leaves HTTP/2's multiplexing nothing to do. A non-nil empty map
+		// keeps ALPN from offering h2.
+		TLSNextProto: map[string]func(string, *tls.Conn) http.RoundTripper{},
 		// The crawler rotates through every domain due in a run and comes
 		// back to each after its politeness gap; a pool smaller than the
 		// domains in rotation has evicted a host's connection by then, and

@@ -271,9 +271,9 @@ func TestEncodePageMatchesGowarc(t *testing.T) {
 		"bad IP": true, "bad status": true, "head without end": true, "no head": true,
 		"bad request head": true, "HTTP/2": true, "URL without scheme": true, "URL space in host": true,
 		"URL open bracket": true, "URL port too big": true, "URL port not number": true, "URL bad IPv4": true,
-		// httpwire writes an HTTP/2 request line as "HTTP/2", which net/http's parser refuses: a
-		// page fetched over HTTP/2 has had no WARC records since they were first written (a defect
-		// of its own, kept here as it was).
+		// httpwire writes an HTTP/2 request line as "HTTP/2", which net/http's parser refuses. The
+		// fetcher speaks HTTP/1.1 only for that reason (fetch's TestFetchSpeaksHTTP1ToAnHTTP2Server);
+		// before, every page fetched over HTTP/2 lost its WARC records.
 		"request HTTP/2": true,
 	}
 	for name, p := range encodeCases(t) {
