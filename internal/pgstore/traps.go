@@ -12,7 +12,7 @@ import (
 
 // RecordTrap stores a trap event.
 func (db *DB) RecordTrap(ctx context.Context, e store.TrapEvent) error {
-	_, err := db.exec(ctx, `INSERT INTO trap_events (run_id, at, domain, kind, pattern, detail) VALUES ($1, $2, $3, $4, $5, $6)`,
+	_, err := db.execRows(ctx, `INSERT INTO trap_events (run_id, at, domain, kind, pattern, detail) VALUES ($1, $2, $3, $4, $5, $6)`,
 		idOrNull(e.RunID), formatTime(e.At), e.Domain, e.Kind, e.Pattern, e.Detail)
 	if err != nil {
 		return fmt.Errorf("record trap event for %s: %w", e.Domain, err)
