@@ -376,8 +376,8 @@ func (db *DB) Discover(ctx context.Context, found []store.NewURL) ([]store.NewUR
 }
 
 // toDiscover returns the URLs of found that Discover has to write: those not in the table, and
-// those whose level it would raise. Most links of a page are known already, and a read takes no
-// write lock.
+// those whose level it would raise. Most links of a page are known already, and a read locks no
+// row.
 func (db *DB) toDiscover(ctx context.Context, found []store.NewURL) ([]store.NewURL, error) {
 	if len(found) == 0 {
 		return nil, nil
