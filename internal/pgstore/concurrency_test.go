@@ -351,3 +351,77 @@ func TestConcurrentRecordFetch(t *testing.T) {
 		t.Errorf("%d recent records, want %d", records, writers*each)
 	}
 }
+
+// TestHoldWhileRecording: a unit's URLs held while a record of one of them is in flight, one that
+// leaves it due, end up held and out of the due set. The record's transaction is held open until
+// HoldURLs waits for it: if HoldURLs did not lock the URL rows it reads, its hold's trigger would
+// find the due row the record deleted, wait for it, skip it once the record commits, and miss the
+// one the record wrote instead.
+func TestHoldWhileRecording(t *testing.T) {
+	db := open(t)
+	ctx := t.Context()
+	const pages = 5
+	var found []store.NewURL
+	for i := range pages {
+		found = append(found, store.NewURL{URL: fmt.Sprintf("http://f.test/cal/%d", i), Host: "f.test", Level: 1, FrMax: 1})
+	}
+	if _, err := db.Discover(ctx, found); err != nil {
+		t.Fatal(err)
+	}
+	var ids []int64
+	for _, u := range found {
+		id, _, err := db.Enqueue(ctx, u, time.Date(2026, 3, 2, 4, 0, 0, 0, time.UTC))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, id)
+	}
+	rule, err := db.SaveTrapRule(ctx, store.TrapRule{Domain: "f.test", Unit: "f.test/cal/N", Throttled: true, Probes: 1, ProbeEvery: 1, FirstRun: 1, LastRun: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A record's write of the page's row, as RecordFetch makes it (due_tick 0: due now), not yet
+	// committed.
+	rec, err := db.Pool().Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rec.Rollback(ctx)
+	if _, err := rec.Exec(ctx, `UPDATE urls SET due_tick = 0, last_status = 200 WHERE id = $1`, ids[2]); err != nil {
+		t.Fatal(err)
+	}
+	type result struct {
+		held int
+		err  error
+	}
+	done := make(chan result, 1)
+	go func() {
+		held, _, err := db.HoldURLs(ctx, rule, []string{"http://f.test/cal/"}, func(string) bool { return true })
+		done <- result{held, err}
+	}()
+	for waiting := 0; waiting == 0; {
+		if err := db.Pool().QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity
+			WHERE datname = current_database() AND wait_event_type = 'Lock'`).Scan(&waiting); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case r := <-done:
+			t.Fatalf("HoldURLs returned (%d, %v) while a record of one of its URLs was in flight", r.held, r.err)
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+	if err := rec.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	r := <-done
+	if r.err != nil || r.held != pages {
+		t.Errorf("HoldURLs = %d, %v; want %d held", r.held, r.err, pages)
+	}
+	var rows int
+	if err := db.Pool().QueryRow(ctx, `SELECT count(*) FROM due WHERE id = ANY($1::bigint[])`, ids).Scan(&rows); err != nil {
+		t.Fatal(err)
+	}
+	if rows != 0 {
+		t.Errorf("%d held URLs in the due table, want none", rows)
+	}
+}
