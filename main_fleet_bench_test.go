@@ -8,7 +8,10 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -185,8 +188,9 @@ func BenchmarkFrontierOps(b *testing.B) {
 
 // serverWatch is what the PostgreSQL server itself says of a fleet benchmark's run, which the
 // load of a shared machine moves less than the wall clock: how many of its sessions waited for a
-// lock (pg_stat_activity, sampled every 20 ms), its transactions per second (pg_stat_database)
-// and, where pg_stat_statements is loaded, the statements' execution time per page, and the part
+// lock (pg_stat_activity, sampled every 20 ms), its transactions per second (pg_stat_database),
+// the CPU time its processes for the database used per page (sampled from /proc with the same
+// period, so a connection's last 20 ms may be missed) and, where pg_stat_statements is loaded, the statements' execution time per page, and the part
 // of it spent taking pgstore's advisory write lock.
 type serverWatch struct {
 	dbURL           string
@@ -196,11 +200,67 @@ type serverWatch struct {
 	done            sync.WaitGroup
 	samples, waits  atomic.Int64 // samples taken; sessions waiting for a lock, summed over them
 	advisory, anyOf atomic.Int64 // of those, waiting for an advisory lock; samples with any wait
+	// The CPU time of the database's server processes (Linux, /proc/PID/stat), in clock ticks:
+	// the first and last seen of each. A process not there at the start counts from 0.
+	mu         sync.Mutex
+	cpuFirst   map[int]int64
+	cpuLast    map[int]int64
+	cpuSampled bool
+}
+
+// cpuTicks is the user and system CPU time of process pid in clock ticks, or false if it cannot
+// be read (gone, or not Linux).
+func cpuTicks(pid int) (int64, bool) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, false
+	}
+	// The fields after the command's closing parenthesis; utime and stime are the 14th and 15th
+	// of the whole line, the 12th and 13th here.
+	_, rest, ok := strings.Cut(string(b), ") ")
+	f := strings.Fields(rest)
+	if !ok || len(f) < 13 {
+		return 0, false
+	}
+	u, err1 := strconv.ParseInt(f[11], 10, 64)
+	s, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0, false
+	}
+	return u + s, true
+}
+
+// sampleCPU notes the CPU time of the database's server processes now.
+func (w *serverWatch) sampleCPU(ctx context.Context, conn *pgx.Conn, first bool) {
+	rows, err := conn.Query(ctx, `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`)
+	if err != nil {
+		return
+	}
+	pids, err := pgx.CollectRows(rows, pgx.RowTo[int32])
+	if err != nil {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, pid := range pids {
+		t, ok := cpuTicks(int(pid))
+		if !ok {
+			continue
+		}
+		w.cpuSampled = true
+		if _, seen := w.cpuFirst[int(pid)]; !seen {
+			w.cpuFirst[int(pid)] = 0
+			if first {
+				w.cpuFirst[int(pid)] = t
+			}
+		}
+		w.cpuLast[int(pid)] = t
+	}
 }
 
 func watchServer(b *testing.B, dbURL string) *serverWatch {
 	b.Helper()
-	w := &serverWatch{dbURL: dbURL, stop: make(chan struct{})}
+	w := &serverWatch{dbURL: dbURL, stop: make(chan struct{}), cpuFirst: map[int]int64{}, cpuLast: map[int]int64{}}
 	w.commits = queryInt(b, dbURL, `SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()`)
 	ctx := context.Background()
 	conn, err := pgx.Connect(ctx, dbURL)
@@ -213,10 +273,12 @@ func watchServer(b *testing.B, dbURL string) *serverWatch {
 			w.statements = true
 		}
 	}
+	w.sampleCPU(ctx, conn, true)
 	w.done.Add(1)
 	go func() {
 		defer w.done.Done()
 		defer conn.Close(ctx)
+		defer w.sampleCPU(ctx, conn, false)
 		t := time.NewTicker(20 * time.Millisecond)
 		defer t.Stop()
 		for {
@@ -231,6 +293,7 @@ func watchServer(b *testing.B, dbURL string) *serverWatch {
 				FROM pg_stat_activity WHERE datname = current_database()`).Scan(&waiting, &advisory); err != nil {
 				return
 			}
+			w.sampleCPU(ctx, conn, false)
 			w.samples.Add(1)
 			w.waits.Add(waiting)
 			w.advisory.Add(advisory)
@@ -254,6 +317,14 @@ func (w *serverWatch) report(b *testing.B, pages int64, elapsed time.Duration) {
 	// A backend's counts reach pg_stat_database when it goes idle or exits; the workers have exited.
 	commits := queryInt(b, w.dbURL, `SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()`)
 	b.ReportMetric(float64(commits-w.commits)/elapsed.Seconds(), "xact/s")
+	if w.cpuSampled {
+		var ticks int64
+		for pid, last := range w.cpuLast {
+			ticks += last - w.cpuFirst[pid]
+		}
+		// Linux's USER_HZ is 100 on every architecture Go supports: a tick is 10 ms.
+		b.ReportMetric(float64(ticks)*10/float64(pages), "pgcpu-ms/page")
+	}
 	if !w.statements {
 		return
 	}
