@@ -16,14 +16,16 @@ import (
 
 // writeLock is the advisory lock ('strata w' in ASCII) that keeps the database's few whole-table
 // invariants, in two modes. The per-page writes (recording a fetch, discovering links, the robots
-// cache, politeness, the selective rule's hub state) take it shared (rows): they do not wait for
-// each other, only for the row locks they actually contend on. The operations that rewrite the
-// frontier as a whole take it exclusive (write): the countdown advances the tick that every due
-// computation and the due table's triggers read, recalc rewrites every page's interval, a run's
-// start and end and the budget's ordering read and write many hosts' rows at once, and trap holds
-// are read-then-write over URL ranges. With the exclusive holder alone in the database, those keep
-// SQLite's one-writer semantics without SERIALIZABLE's retries. Fleet leases take neither: they
-// lock their own rows (fleet.go).
+// cache, politeness, the selective rule's hub state, hints, a trap rule and its holds) take it
+// shared (rows): they do not wait for each other, only for the row locks they actually contend on.
+// The operations that rewrite the frontier as a whole take it exclusive (write): the countdown
+// advances the tick that every due computation and the due table's triggers read, recalc rewrites
+// every page's interval, a run's start and end, the budget's ordering and the optimal plan read and
+// write many hosts' rows at once, and the trap rules' pruning and release delete holds across
+// domains. The links stage, once per run after the crawl, takes it exclusive too: nothing else
+// writes then. With the exclusive holder alone in the database, those keep SQLite's one-writer
+// semantics without SERIALIZABLE's retries. Fleet leases take neither: they lock their own rows
+// (fleet.go).
 const writeLock = 0x7374726174612077
 
 // write runs fn in one transaction holding writeLock exclusively, committing if it returns nil:
