@@ -3,6 +3,8 @@ package pgstore
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -286,8 +288,10 @@ func scanCandidates(rows pgx.Rows, fn func(store.Candidate) error) error {
 }
 
 // Enqueue makes u due in the current run and returns its id and what it did: store.DB.Enqueue.
+// Each step is one statement that locks what it writes: an insert racing another of the same URL
+// waits for it and then finds the row, and the UPDATE re-checks its condition on the row it locks.
 func (db *DB) Enqueue(ctx context.Context, u store.NewURL, runStart time.Time) (id int64, what store.Enqueued, err error) {
-	err = db.write(ctx, func(tx pgx.Tx) error {
+	err = db.rows(ctx, func(tx pgx.Tx) error {
 		err := tx.QueryRow(ctx, `INSERT INTO urls (url, host, level, due_tick, fr_max, parent_id, root_id, added_at)
 			VALUES ($1, $2, $3, 0, $4, $5, $6, $7) ON CONFLICT (url) DO NOTHING RETURNING id`,
 			u.URL, u.Host, u.Level, u.FrMax, idOrNull(u.ParentID), idOrNull(u.RootID), formatTime(db.now())).Scan(&id)
@@ -324,11 +328,19 @@ func (db *DB) Discover(ctx context.Context, found []store.NewURL) ([]store.NewUR
 	if err != nil || len(found) == 0 {
 		return nil, err
 	}
-	var added []store.NewURL
+	// Written in URL order: two pages that link to the same new URLs in different orders would
+	// otherwise each insert one and wait for the other's, a deadlock. added keeps found's order.
+	order := make([]int, len(found))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return strings.Compare(found[a].URL, found[b].URL) })
+	isNew := make([]bool, len(found))
 	now := formatTime(db.now())
-	err = db.write(ctx, func(tx pgx.Tx) error {
-		added = added[:0]
-		for _, u := range found {
+	err = db.rows(ctx, func(tx pgx.Tx) error {
+		clear(isNew)
+		for _, i := range order {
+			u := found[i]
 			var id int64
 			err := tx.QueryRow(ctx, `INSERT INTO urls (url, host, level, due_tick, fr_max, parent_id, root_id, added_at)
 				VALUES ($1, $2, $3, 0, $4, $5, $6, $7) ON CONFLICT (url) DO NOTHING RETURNING id`,
@@ -339,7 +351,7 @@ func (db *DB) Discover(ctx context.Context, found []store.NewURL) ([]store.NewUR
 						return err
 					}
 				}
-				added = append(added, u)
+				isNew[i] = true
 				continue
 			}
 			if !notFound(err) {
@@ -354,12 +366,18 @@ func (db *DB) Discover(ctx context.Context, found []store.NewURL) ([]store.NewUR
 	if err != nil {
 		return nil, fmt.Errorf("record %d discovered URLs: %w", len(found), err)
 	}
+	var added []store.NewURL
+	for i, u := range found {
+		if isNew[i] {
+			added = append(added, u)
+		}
+	}
 	return added, nil
 }
 
 // toDiscover returns the URLs of found that Discover has to write: those not in the table, and
-// those whose level it would raise. Most links of a page are known already, and a read takes no
-// write lock.
+// those whose level it would raise. Most links of a page are known already, and a read locks no
+// row.
 func (db *DB) toDiscover(ctx context.Context, found []store.NewURL) ([]store.NewURL, error) {
 	if len(found) == 0 {
 		return nil, nil
@@ -392,7 +410,7 @@ func (db *DB) toDiscover(ctx context.Context, found []store.NewURL) ([]store.New
 
 // SetDue makes the pages in due due now (fr = 0) and those in notDue wait one more run (fr = 1).
 func (db *DB) SetDue(ctx context.Context, due, notDue []int64) error {
-	err := db.write(ctx, func(tx pgx.Tx) error {
+	err := db.rows(ctx, func(tx pgx.Tx) error {
 		for _, set := range []struct {
 			ids []int64
 			fr  int64

@@ -39,7 +39,7 @@ func (db *DB) HostHints(ctx context.Context, origin string) (store.HostHints, er
 
 // HintsRead records that origin's sitemaps and feeds were read at t.
 func (db *DB) HintsRead(ctx context.Context, origin, domain string, t time.Time) error {
-	_, err := db.exec(ctx, `INSERT INTO hosts (origin, domain, hints_read_at) VALUES ($1, $2, $3)
+	_, err := db.execRows(ctx, `INSERT INTO hosts (origin, domain, hints_read_at) VALUES ($1, $2, $3)
 		ON CONFLICT (origin) DO UPDATE SET hints_read_at = excluded.hints_read_at`, origin, domain, formatTime(t))
 	if err != nil {
 		return fmt.Errorf("record hints read of %s: %w", origin, err)
@@ -49,9 +49,15 @@ func (db *DB) HintsRead(ctx context.Context, origin, domain string, t time.Time)
 
 // AddFeeds adds feeds found on origin's pages to its list (at most 8 are kept, the first found).
 func (db *DB) AddFeeds(ctx context.Context, origin, domain string, feeds []string) error {
-	err := db.write(ctx, func(tx pgx.Tx) error {
+	// The origin's row is made if need be and locked before its list is read, so that two pages'
+	// feeds both land. (The list is written whenever the row had none, so making it first changes
+	// nothing else.)
+	err := db.rows(ctx, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `INSERT INTO hosts (origin, domain) VALUES ($1, $2) ON CONFLICT DO NOTHING`, origin, domain); err != nil {
+			return err
+		}
 		var cur *string
-		err := tx.QueryRow(ctx, `SELECT feeds FROM hosts WHERE origin = $1`, origin).Scan(&cur)
+		err := tx.QueryRow(ctx, `SELECT feeds FROM hosts WHERE origin = $1 FOR UPDATE`, origin).Scan(&cur)
 		if err != nil && !notFound(err) {
 			return err
 		}
@@ -88,7 +94,7 @@ const (
 
 // ObserveHint counts one hinted fetch of origin's: store.DB.ObserveHint.
 func (db *DB) ObserveHint(ctx context.Context, origin, domain string, agreed, changed bool) error {
-	_, err := db.exec(ctx, `INSERT INTO hosts (origin, domain, hints_agreed, hints_disagreed, hints_announced, hints_missed,
+	_, err := db.execRows(ctx, `INSERT INTO hosts (origin, domain, hints_agreed, hints_disagreed, hints_announced, hints_missed,
 			hints_false_alarms)
 		VALUES ($1, $2, $3, $4, $5, $6, $7)
 		ON CONFLICT (origin) DO UPDATE SET
@@ -107,7 +113,7 @@ func (db *DB) ObserveHint(ctx context.Context, origin, domain string, agreed, ch
 // ApplyHints stores each hint's date on its URL and returns the known URLs it named and, in hint
 // order, the unknown ones.
 func (db *DB) ApplyHints(ctx context.Context, source string, hints []store.Hint) (known []store.HintedURL, unknown []string, err error) {
-	err = db.write(ctx, func(tx pgx.Tx) error {
+	err = db.rows(ctx, func(tx pgx.Tx) error {
 		known, unknown = known[:0], unknown[:0]
 		for _, h := range hints {
 			var u store.HintedURL
@@ -140,7 +146,7 @@ func (db *DB) DeferByHint(ctx context.Context, ids []int64, runs int) error {
 	if len(ids) == 0 {
 		return nil
 	}
-	_, err := db.exec(ctx, `UPDATE urls SET due_tick = `+dueIn("greatest(fr_max, $1)")+`, hint_deferred = 1 WHERE id = ANY($2::bigint[]) AND `+isDue, runs, ids)
+	_, err := db.execRows(ctx, `UPDATE urls SET due_tick = `+dueIn("greatest(fr_max, $1)")+`, hint_deferred = 1 WHERE id = ANY($2::bigint[]) AND `+isDue, runs, ids)
 	if err != nil {
 		return fmt.Errorf("defer %d pages on their hints: %w", len(ids), err)
 	}
@@ -150,7 +156,7 @@ func (db *DB) DeferByHint(ctx context.Context, ids []int64, runs int) error {
 // ResumeDeferred puts origin's active pages that its hints deferred back on their own schedule
 // and returns how many it moved: store.DB.ResumeDeferred.
 func (db *DB) ResumeDeferred(ctx context.Context, origin, host string) (int, error) {
-	n, err := db.exec(ctx, `UPDATE urls SET due_tick = `+dueIn("fr_max")+`, hint_deferred = 0
+	n, err := db.execRows(ctx, `UPDATE urls SET due_tick = `+dueIn("fr_max")+`, hint_deferred = 0
 		WHERE host = $1 AND substr(url, 1, length($2::text) + 1) = $2::text || '/' AND state = 'active' AND hint_deferred = 1`, host, origin)
 	if err != nil {
 		return 0, fmt.Errorf("resume the deferred pages of %s: %w", origin, err)

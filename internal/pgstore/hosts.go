@@ -31,7 +31,7 @@ func (db *DB) RobotsCache(ctx context.Context, origin string) (*store.Robots, er
 
 // SaveRobots stores the robots.txt of an origin.
 func (db *DB) SaveRobots(ctx context.Context, r store.Robots) error {
-	_, err := db.exec(ctx, `INSERT INTO hosts (origin, domain, robots_status, robots_body, robots_fetched_at,
+	_, err := db.execRows(ctx, `INSERT INTO hosts (origin, domain, robots_status, robots_body, robots_fetched_at,
 		robots_expires_at, crawl_delay_ms, robots_request, robots_response) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
 		ON CONFLICT (origin) DO UPDATE SET domain = excluded.domain, robots_status = excluded.robots_status,
 		robots_body = excluded.robots_body, robots_fetched_at = excluded.robots_fetched_at,

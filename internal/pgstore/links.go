@@ -49,7 +49,7 @@ func (db *DB) SaveLinks(ctx context.Context, fromID, run int64, links []store.Li
 
 // CarryLinks marks the links of a page's current version as seen again in run.
 func (db *DB) CarryLinks(ctx context.Context, fromID, run int64) error {
-	_, err := db.exec(ctx, `UPDATE links SET last_run = $1 WHERE from_id = $2
+	_, err := db.execRows(ctx, `UPDATE links SET last_run = $1 WHERE from_id = $2
 		AND last_run = (SELECT max(last_run) FROM links WHERE from_id = $2)`, run, fromID)
 	if err != nil {
 		return fmt.Errorf("carry links of URL %d: %w", fromID, err)

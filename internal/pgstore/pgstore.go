@@ -16,6 +16,7 @@ import (
 	"net"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -57,8 +58,8 @@ const migrateLock = 0x737472617461
 
 // poolConns is the pool's size unless the URL sets pool_max_conns. pgx's default, the number of
 // CPUs but at least 4, would leave a crawl's workers (crawl.workers, 32 by default) queueing for
-// the three connections the session's run lock leaves. Each connection is a server process; writes
-// take one lock anyway (see writeLock), so more would serve only reads.
+// the three connections the session's run lock leaves. Each connection is a server process: 16 a
+// worker keeps a fleet of six within PostgreSQL's default max_connections of 100.
 const poolConns = 16
 
 // DB is strata's PostgreSQL database. It is safe for concurrent use.
@@ -69,6 +70,8 @@ type DB struct {
 	// worker is the fleet worker this process is, once Worker has made it one: the versions it
 	// records are noted as this worker's (fleet_versions), whose archive root holds them.
 	worker string
+	// retries counts the transactions rows ran again after a deadlock or serialization failure.
+	retries atomic.Int64
 }
 
 // Open connects to the database rawURL names (postgres://…), brings its schema up to date, and

@@ -3,6 +3,7 @@ package pgstore
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -71,7 +72,11 @@ func (db *DB) SaveHostGaps(ctx context.Context, gs []store.HostGap) error {
 	if len(gs) == 0 {
 		return nil
 	}
-	err := db.write(ctx, func(tx pgx.Tx) error {
+	// In host order, so that two workers saving overlapping sets do not deadlock; the stored times
+	// only move forward, so the order changes nothing else.
+	gs = slices.Clone(gs)
+	slices.SortStableFunc(gs, func(a, b store.HostGap) int { return strings.Compare(a.Host, b.Host) })
+	err := db.rows(ctx, func(tx pgx.Tx) error {
 		for _, g := range gs {
 			if _, err := tx.Exec(ctx, `INSERT INTO politeness (host, last_end_at, next_at, crawl_delay_ms) VALUES ($1, $2, $3, $4)
 			ON CONFLICT (host) DO UPDATE SET
@@ -93,7 +98,9 @@ func (db *DB) SaveHostGaps(ctx context.Context, gs []store.HostGap) error {
 // Unreachable records that host could not be reached in this run and backs its due URLs off:
 // store.DB.Unreachable.
 func (db *DB) Unreachable(ctx context.Context, host string, maxRuns int) (runs, moved int, err error) {
-	err = db.write(ctx, func(tx pgx.Tx) error {
+	// The count is incremented in the statement that reads it back, and the host's due rows are
+	// locked by the UPDATE that moves them.
+	err = db.rows(ctx, func(tx pgx.Tx) error {
 		var n int
 		if err := tx.QueryRow(ctx, `INSERT INTO politeness (host, unreachable) VALUES ($1, 1)
 			ON CONFLICT (host) DO UPDATE SET unreachable = politeness.unreachable + 1 RETURNING unreachable`, host).Scan(&n); err != nil {
@@ -115,7 +122,7 @@ func (db *DB) Unreachable(ctx context.Context, host string, maxRuns int) (runs, 
 
 // Reachable records that host answered: the next failure backs off from one run again.
 func (db *DB) Reachable(ctx context.Context, host string) error {
-	if _, err := db.exec(ctx, `UPDATE politeness SET unreachable = 0 WHERE host = $1 AND unreachable > 0`, host); err != nil {
+	if _, err := db.execRows(ctx, `UPDATE politeness SET unreachable = 0 WHERE host = $1 AND unreachable > 0`, host); err != nil {
 		return fmt.Errorf("host %s reachable: %w", host, err)
 	}
 	return nil

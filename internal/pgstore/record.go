@@ -3,6 +3,8 @@ package pgstore
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -12,7 +14,7 @@ import (
 
 // RecordFetch stores one fetch and updates its URL in one transaction: store.DB.RecordFetch.
 func (db *DB) RecordFetch(ctx context.Context, r store.FetchRecord) error {
-	if err := db.write(ctx, func(tx pgx.Tx) error { return record(ctx, tx, []store.FetchRecord{r}, db.worker) }); err != nil {
+	if err := db.rows(ctx, func(tx pgx.Tx) error { return record(ctx, tx, []store.FetchRecord{r}, db.worker) }); err != nil {
 		return fmt.Errorf("record fetch of URL %d: %w", r.URLID, err)
 	}
 	return nil
@@ -20,7 +22,7 @@ func (db *DB) RecordFetch(ctx context.Context, r store.FetchRecord) error {
 
 // RecordFetches stores many fetches in one transaction; if one fails, none is stored.
 func (db *DB) RecordFetches(ctx context.Context, recs []store.FetchRecord) error {
-	if err := db.write(ctx, func(tx pgx.Tx) error { return record(ctx, tx, recs, db.worker) }); err != nil {
+	if err := db.rows(ctx, func(tx pgx.Tx) error { return record(ctx, tx, recs, db.worker) }); err != nil {
 		return fmt.Errorf("record %d fetches: %w", len(recs), err)
 	}
 	return nil
@@ -43,14 +45,40 @@ var hostAccess = `INSERT INTO hosts (origin, domain, last_access_at, dates_agree
 // datesTotal is the SQL for an origin's date counts, the new fetch's included.
 const datesTotal = `hosts.dates_agreed + hosts.dates_contradicted + excluded.dates_agreed + excluded.dates_contradicted`
 
-// record stores recs within tx, as the SQLite store's fetchStmts.record does one by one.
+// record stores recs within tx, as the SQLite store's fetchStmts.record does one by one. Other
+// writers run alongside (rows), so it locks before it writes: the URL rows first, all of them in
+// id order, since each record reads its row's recent records and writes them back, and two batches
+// holding the same pages in different orders would otherwise deadlock; then the origins' rows of
+// hosts, in origin order, at the end.
 func record(ctx context.Context, tx pgx.Tx, recs []store.FetchRecord, worker string) error {
 	var tick int64
+	if len(recs) > 1 {
+		ids := make([]int64, len(recs))
+		for i, r := range recs {
+			ids[i] = r.URLID
+		}
+		if _, err := tx.Exec(ctx, `SELECT id FROM urls WHERE id = ANY($1::bigint[]) ORDER BY id FOR UPDATE`, ids); err != nil {
+			return err
+		}
+	}
 	if err := tx.QueryRow(ctx, `SELECT tick FROM countdown`).Scan(&tick); err != nil {
 		return err
 	}
 	for _, r := range recs {
 		if err := recordOne(ctx, tx, tick, r, worker); err != nil {
+			return fmt.Errorf("URL %d: %w", r.URLID, err)
+		}
+	}
+	// An origin's counts depend on the order of its own fetches only: sorted stably, each origin
+	// sees its records in the batch's order.
+	byOrigin := slices.Clone(recs)
+	slices.SortStableFunc(byOrigin, func(a, b store.FetchRecord) int { return strings.Compare(a.Origin, b.Origin) })
+	for _, r := range byOrigin {
+		if r.Origin == "" {
+			continue
+		}
+		if _, err := tx.Exec(ctx, hostAccess, r.Origin, r.Domain, formatTime(r.FetchedAt.Add(r.Duration)),
+			btoi(r.DateCheck > 0), btoi(r.DateCheck < 0)); err != nil {
 			return fmt.Errorf("URL %d: %w", r.URLID, err)
 		}
 	}
@@ -60,7 +88,7 @@ func record(ctx context.Context, tx pgx.Tx, recs []store.FetchRecord, worker str
 func recordOne(ctx context.Context, tx pgx.Tx, tick int64, r store.FetchRecord, worker string) error {
 	// The record as RunHistories reads it from fetches, appended in the same transaction.
 	var recent []byte
-	if err := tx.QueryRow(ctx, `SELECT recent FROM urls WHERE id = $1`, r.URLID).Scan(&recent); err != nil && !notFound(err) {
+	if err := tx.QueryRow(ctx, `SELECT recent FROM urls WHERE id = $1 FOR UPDATE`, r.URLID).Scan(&recent); err != nil && !notFound(err) {
 		return err
 	}
 	usable := r.Status == 200 || r.NotModified
@@ -125,12 +153,7 @@ func recordOne(ctx context.Context, tx pgx.Tx, tick int64, r store.FetchRecord, 
 	if tag.RowsAffected() == 0 {
 		return store.ErrNotFound
 	}
-	if r.Origin == "" {
-		return nil
-	}
-	_, err = tx.Exec(ctx, hostAccess, r.Origin, r.Domain, formatTime(r.FetchedAt.Add(r.Duration)),
-		btoi(r.DateCheck > 0), btoi(r.DateCheck < 0))
-	return err
+	return nil
 }
 
 // RecentStatuses returns the HTTP statuses of a URL's last n fetches, newest first.
@@ -148,7 +171,7 @@ func (db *DB) RecentStatuses(ctx context.Context, urlID int64, n int) ([]int, er
 
 // SetState changes a URL's state without a fetch (robots.txt forbids it, a filter rejects it).
 func (db *DB) SetState(ctx context.Context, urlID int64, state string) error {
-	if _, err := db.exec(ctx, `UPDATE urls SET state = $1 WHERE id = $2`, state, urlID); err != nil {
+	if _, err := db.execRows(ctx, `UPDATE urls SET state = $1 WHERE id = $2`, state, urlID); err != nil {
 		return fmt.Errorf("set state of URL %d to %s: %w", urlID, state, err)
 	}
 	return nil

@@ -54,7 +54,7 @@ func (db *DB) HasChildren(ctx context.Context, hub int64) (bool, error) {
 
 // SetHub stores a hub's new child-change threshold and the share of its children that changed.
 func (db *DB) SetHub(ctx context.Context, hub int64, threshold, childRatio float64) error {
-	if _, err := db.exec(ctx, `UPDATE urls SET threshold = $1, child_ratio = $2 WHERE id = $3`, threshold, childRatio, hub); err != nil {
+	if _, err := db.execRows(ctx, `UPDATE urls SET threshold = $1, child_ratio = $2 WHERE id = $3`, threshold, childRatio, hub); err != nil {
 		return fmt.Errorf("set hub state of URL %d: %w", hub, err)
 	}
 	return nil
@@ -64,7 +64,8 @@ func (db *DB) SetHub(ctx context.Context, hub int64, threshold, childRatio float
 // their hosts.
 func (db *DB) ForceChildren(ctx context.Context, hub int64, runStart time.Time) ([]string, error) {
 	var hosts []string
-	err := db.write(ctx, func(tx pgx.Tx) error {
+	err := db.rows(ctx, func(tx pgx.Tx) error {
+		hosts = hosts[:0]
 		rows, err := tx.Query(ctx, `UPDATE urls SET due_tick = 0 WHERE parent_id = $1 AND state = 'active'
 			AND (date IS NULL OR date < $2) RETURNING host`, hub, formatTime(runStart))
 		if err != nil {
@@ -90,13 +91,16 @@ func (db *DB) ForceChildren(ctx context.Context, hub int64, runStart time.Time) 
 // store.DB.SkipSubtree.
 func (db *DB) SkipSubtree(ctx context.Context, hub, run int64, maxSkips int, quiet func([]store.Record) bool) (int, error) {
 	n := 0
-	err := db.write(ctx, func(tx pgx.Tx) error {
+	// The due pages are locked as they are read, in id order, so that a record of one of them in
+	// the meantime neither slips between the read of its records and the skip nor deadlocks.
+	err := db.rows(ctx, func(tx pgx.Tx) error {
+		n = 0
 		rows, err := tx.Query(ctx, `WITH RECURSIVE below(id) AS (
 				SELECT id FROM urls WHERE parent_id = $1
 				UNION SELECT u.id FROM urls u JOIN below b ON u.parent_id = b.id)
 			SELECT id, recent FROM urls WHERE id IN (SELECT id FROM below) AND `+isDue+` AND skips < $3
 			AND (skipped_run IS NULL OR skipped_run <> $2) AND last_status IS DISTINCT FROM 404
-			AND root_id NOT IN `+snapshotRoots, hub, run, maxSkips)
+			AND root_id NOT IN `+snapshotRoots+` ORDER BY id FOR UPDATE OF urls`, hub, run, maxSkips)
 		if err != nil {
 			return err
 		}

@@ -12,7 +12,7 @@ import (
 
 // RecordTrap stores a trap event.
 func (db *DB) RecordTrap(ctx context.Context, e store.TrapEvent) error {
-	_, err := db.exec(ctx, `INSERT INTO trap_events (run_id, at, domain, kind, pattern, detail) VALUES ($1, $2, $3, $4, $5, $6)`,
+	_, err := db.execRows(ctx, `INSERT INTO trap_events (run_id, at, domain, kind, pattern, detail) VALUES ($1, $2, $3, $4, $5, $6)`,
 		idOrNull(e.RunID), formatTime(e.At), e.Domain, e.Kind, e.Pattern, e.Detail)
 	if err != nil {
 		return fmt.Errorf("record trap event for %s: %w", e.Domain, err)
@@ -54,7 +54,8 @@ func (db *DB) TrapRules(ctx context.Context) ([]store.TrapRule, error) {
 // SaveTrapRule stores a rule, by its domain and unit, and returns its id.
 func (db *DB) SaveTrapRule(ctx context.Context, r store.TrapRule) (int64, error) {
 	var id int64
-	err := db.write(ctx, func(tx pgx.Tx) error {
+	// One upsert, keyed by the rule's domain and unit: the crawl stores rules as it judges pages.
+	err := db.rows(ctx, func(tx pgx.Tx) error {
 		var err error
 		id, err = saveTrapRule(ctx, tx, r)
 		return err
@@ -114,8 +115,14 @@ func saveTrapRule(ctx context.Context, tx pgx.Tx, r store.TrapRule) (int64, erro
 
 // HoldURLs puts under rule every active URL that is not a seed and not held yet, whose address
 // starts with one of prefixes and that match accepts: store.DB.HoldURLs.
+//
+// The crawl holds a unit's URLs when it throttles the unit, alongside other pages' records: the
+// candidates are locked as they are read (in id order), so that a record of one of them either
+// commits first, and is seen, or waits, and its due row's trigger then sees the hold. A URL
+// another page discovers meanwhile is not held, as if it had come just after; the guard holds the
+// unit's later discoveries itself (store.NewURL.Hold). Only holds actually inserted are counted.
 func (db *DB) HoldURLs(ctx context.Context, rule int64, prefixes []string, match func(pageURL string) bool) (held, wasDue int, err error) {
-	err = db.write(ctx, func(tx pgx.Tx) error {
+	err = db.rows(ctx, func(tx pgx.Tx) error {
 		held, wasDue = 0, 0
 		type cand struct {
 			id  int64
@@ -131,7 +138,7 @@ func (db *DB) HoldURLs(ctx context.Context, rule int64, prefixes []string, match
 			}
 			rows, err := tx.Query(ctx, `SELECT id, url, due_tick <= `+tickNow+` FROM urls
 				WHERE `+bound+` AND state = 'active' AND is_seed = 0
-				AND NOT EXISTS (SELECT 1 FROM trap_holds h WHERE h.url_id = urls.id)`, args...)
+				AND NOT EXISTS (SELECT 1 FROM trap_holds h WHERE h.url_id = urls.id) ORDER BY id FOR UPDATE`, args...)
 			if err != nil {
 				return err
 			}
@@ -147,8 +154,12 @@ func (db *DB) HoldURLs(ctx context.Context, rule int64, prefixes []string, match
 			}
 		}
 		for _, c := range cands {
-			if _, err := tx.Exec(ctx, `INSERT INTO trap_holds (url_id, rule_id) VALUES ($1, $2) ON CONFLICT DO NOTHING`, c.id, rule); err != nil {
+			tag, err := tx.Exec(ctx, `INSERT INTO trap_holds (url_id, rule_id) VALUES ($1, $2) ON CONFLICT DO NOTHING`, c.id, rule)
+			if err != nil {
 				return err
+			}
+			if tag.RowsAffected() == 0 {
+				continue // held by another rule in the meantime
 			}
 			held++
 			if c.due {

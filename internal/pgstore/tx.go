@@ -4,24 +4,32 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"time"
 	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/strata-crawler/strata/internal/store"
 )
 
-// writeLock is the advisory lock every write transaction takes first ('strata w' in ASCII). SQLite
-// lets one writer at a time into the database, and the store's methods are written for that: a
-// read-then-write (Enqueue, AddFeeds, HoldURLs) and the due table's triggers assume no other writer
-// between their statements. Taking one lock keeps those semantics without SERIALIZABLE's retries,
-// and two writers that would update the same rows in different orders wait instead of deadlocking.
-// Readers do not take it. Workers sharing the frontier on many machines (issue 22, item 3) replace
-// it with leases on domains.
+// writeLock is the advisory lock ('strata w' in ASCII) that keeps the database's few whole-table
+// invariants, in two modes. The per-page writes (recording a fetch, discovering links, the robots
+// cache, politeness, the selective rule's hub state, hints, a trap rule and its holds) take it
+// shared (rows): they do not wait for each other, only for the row locks they actually contend on.
+// The operations that rewrite the frontier as a whole take it exclusive (write): the countdown
+// advances the tick that every due computation and the due table's triggers read, recalc rewrites
+// every page's interval, a run's start and end, the budget's ordering and the optimal plan read and
+// write many hosts' rows at once, and the trap rules' pruning and release delete holds across
+// domains. The links stage, once per run after the crawl, takes it exclusive too: nothing else
+// writes then. With the exclusive holder alone in the database, those keep SQLite's one-writer
+// semantics without SERIALIZABLE's retries. Fleet leases take neither: they lock their own rows
+// (fleet.go).
 const writeLock = 0x7374726174612077
 
-// write runs fn in one transaction holding writeLock, committing if it returns nil.
+// write runs fn in one transaction holding writeLock exclusively, committing if it returns nil:
+// for an operation that needs no other writer in the database while it runs (see writeLock).
 func (db *DB) write(ctx context.Context, fn func(pgx.Tx) error) error {
 	tx, err := db.pool.Begin(ctx)
 	if err != nil {
@@ -37,7 +45,7 @@ func (db *DB) write(ctx context.Context, fn func(pgx.Tx) error) error {
 	return tx.Commit(ctx)
 }
 
-// exec runs one writing statement under writeLock and returns how many rows it touched.
+// exec runs one writing statement under write and returns how many rows it touched.
 func (db *DB) exec(ctx context.Context, query string, args ...any) (int64, error) {
 	var n int64
 	err := db.write(ctx, func(tx pgx.Tx) error {
@@ -46,6 +54,68 @@ func (db *DB) exec(ctx context.Context, query string, args ...any) (int64, error
 		return err
 	})
 	return n, err
+}
+
+// rowAttempts bounds how often rows runs a transaction that PostgreSQL aborted as a deadlock or a
+// serialization failure. The per-page writes lock their rows in a fixed order (URL rows by id or
+// by URL, hosts by origin), so two of the same kind do not deadlock; two of different kinds can
+// (a page's record and a hub's children made due, say), and one of them is then aborted whole and
+// runs again against the winner's committed rows.
+const rowAttempts = 5
+
+// rows runs fn in one transaction holding writeLock shared, committing if it returns nil, and runs
+// it again, up to rowAttempts times in all, if the server aborts it as a deadlock or serialization
+// failure. fn must lock what it reads before it writes from it (FOR UPDATE, INSERT … ON CONFLICT,
+// UPDATE … RETURNING): other per-page writers run alongside. fn may run more than once, so it must
+// reset whatever it collects.
+func (db *DB) rows(ctx context.Context, fn func(pgx.Tx) error) error {
+	for attempt := 1; ; attempt++ {
+		err := db.rowsOnce(ctx, fn)
+		if err == nil || !retryable(err) || attempt == rowAttempts {
+			return err
+		}
+		db.retries.Add(1)
+		// A short, random wait, growing with each attempt, lets the winner commit first.
+		wait := time.Duration(1+rand.IntN(4*attempt)) * time.Millisecond
+		select {
+		case <-ctx.Done():
+			return errors.Join(err, ctx.Err())
+		case <-time.After(wait):
+		}
+	}
+}
+
+func (db *DB) rowsOnce(ctx context.Context, fn func(pgx.Tx) error) error {
+	tx, err := db.pool.Begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback(context.WithoutCancel(ctx))
+	if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock_shared($1)", int64(writeLock)); err != nil {
+		return err
+	}
+	if err := fn(tx); err != nil {
+		return err
+	}
+	return tx.Commit(ctx)
+}
+
+// execRows runs one writing statement under rows and returns how many rows it touched.
+func (db *DB) execRows(ctx context.Context, query string, args ...any) (int64, error) {
+	var n int64
+	err := db.rows(ctx, func(tx pgx.Tx) error {
+		tag, err := tx.Exec(ctx, query, args...)
+		n = tag.RowsAffected()
+		return err
+	})
+	return n, err
+}
+
+// retryable reports whether err is the server's abort of a transaction that may succeed if run
+// again: a serialization failure (40001) or a deadlock (40P01).
+func retryable(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && (pgErr.Code == "40001" || pgErr.Code == "40P01")
 }
 
 // notFound reports whether err is a query's "no rows".
