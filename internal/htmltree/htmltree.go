@@ -2,25 +2,26 @@
 // with a fraction of its allocations, so that one parse of a page feeds its
 // text, links and title at less cost (issue 19).
 //
-// parse.go, foreign.go, doctype.go and const.go are x/net/html's tree
-// construction (v0.62.0, BSD licence: see LICENSE), changed only where
-// tokens and nodes are made. html.Parse copies every token out of the
-// tokenizer (Tokenizer.Token: a string per text, attribute value and
-// unknown name, a slice per tag's attributes) and allocates every node on
-// its own: about 4,000 objects for a 50 KB page, a third of the parse's
-// time. Here the token's strings are cut from a few large byte blocks, its
-// attributes from a few large attribute blocks, and nodes from blocks of
-// nodes, so a page costs tens of allocations for what took thousands. The
-// algorithm is x/net/html's, so the tree is too: FuzzParse and
-// TestParseMatchesXNetHTML compare the two trees node by node.
+// The other files are x/net/html's tokenizer and tree construction
+// (v0.62.0, BSD licence: see LICENSE), changed only where bytes, tokens and
+// nodes are made. html.Parse allocates about 3,700 objects for a 50 KB
+// page: its tokenizer copies each tag name and attribute (to replace NUL
+// bytes that are almost never there) and each attribute key again (to find
+// duplicates), Token copies every text and attribute value into a string
+// and every tag's attributes into a slice, and every node is allocated on
+// its own. Here the tokenizer reads one copy of the whole page and hands
+// out slices of it, a token's strings are those slices (never written once
+// handed out), and nodes and attributes come from blocks: about 20
+// allocations a page. The algorithm is x/net/html's, so the tree is too:
+// TestParseMatchesXNetHTML (html5lib's inputs, strata's page corpora) and
+// FuzzParse compare the two trees node by node.
 //
-// The strings of a tree share their blocks: a string kept from it (a link
-// taken from an attribute as is) keeps its block alive, tens of kilobytes,
-// until the string is dropped.
+// The strings of a tree share the copy of its page: a string kept from the
+// tree (a link taken from an attribute as is) keeps the whole copy alive
+// until it is dropped.
 package htmltree
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"unsafe"
@@ -34,7 +35,6 @@ type (
 	Node      = html.Node
 	Attribute = html.Attribute
 	Token     = html.Token
-	Tokenizer = html.Tokenizer
 	NodeType  = html.NodeType
 	TokenType = html.TokenType
 )
@@ -70,14 +70,11 @@ var scopeMarker = Node{Type: scopeMarkerNode}
 // html.Parse fails: a document nested deeper than 512 open elements.
 func Parse(src []byte) (*html.Node, error) {
 	p := &parser{
-		tokenizer:  html.NewTokenizer(bytes.NewReader(src)),
+		tokenizer:  newTokenizer(src),
 		scripting:  true,
 		framesetOK: true,
 		im:         initialIM,
 	}
-	// Most of a page's bytes end up in its tree (text, attribute values), so blocks of about
-	// half the page make two or three allocations.
-	p.blockSize = max(len(src)/2, 4096)
 	p.doc = p.newNode()
 	p.doc.Type = DocumentNode
 	if err := p.parse(); err != nil {
@@ -146,18 +143,15 @@ func (p *parser) token(tt TokenType) {
 	}
 }
 
-// str returns b as a string held in p's current byte block.
+// str returns b, bytes the tokenizer returned for the current token, as a
+// string without copying them. The tokenizer reads its own copy of the
+// input and rewrites (lower-cases, unescapes) only the bytes of the token it
+// is on, so bytes it has returned are never written again, and a string
+// over them is immutable. (An entity that unescapes to more bytes than it
+// takes, and a NUL replaced, give a new slice, which is never written
+// either.)
 func (p *parser) str(b []byte) string {
-	if len(b) == 0 {
-		return ""
-	}
-	if len(b) > cap(p.bytes)-len(p.bytes) {
-		p.bytes = make([]byte, 0, max(p.blockSize, len(b)))
-	}
-	start := len(p.bytes)
-	p.bytes = append(p.bytes, b...)
-	// The block's bytes up to len are never written again: a string over them is immutable.
-	return unsafe.String(&p.bytes[start], len(b))
+	return unsafe.String(unsafe.SliceData(b), len(b))
 }
 
 // newNode returns a zero node from p's current node block.

@@ -114,6 +114,17 @@ func TestParseMatchesXNetHTML(t *testing.T) {
 			checkSame(t, fmt.Sprintf("input %d %q", i, in), []byte(in))
 		}
 	})
+	t.Run("tokens", func(t *testing.T) { // what the tokenizer changes touch
+		for _, in := range []string{
+			"<p ID=a id=b Id=c class=x CLASS=y>x", "<p a\x00b=1 A\x00B=2 \x00=3>x", "<d\x00iv>x</d\x00iv>",
+			`<p title="&nGt;x&amp&ampx&copy=1">&nGt;y&amp;&notit;`, "<SCRIPT>x</ScRiPt>y", "<TITLE>a<b></TITLE>",
+			"<TextArea>\r\nx</textAREA>", "<p>a\r\nb\rc\r</p>", "<p x=\"a\r\nb\rc\">", "<xmp><p></XMP>",
+			"<p/><br/ ><a href=x/>y", "<noscript><p>a</noscript>", "<iframe><b></iframe>", "<plaintext></plaintext>",
+			"<a href=\"x\" href=\"y\">z", "x<!--c\x00-->y<!doctype x\x00>", "<math><![CDATA[x]]></math>",
+		} {
+			checkSame(t, fmt.Sprintf("%q", in), []byte(in))
+		}
+	})
 	t.Run("pages", func(t *testing.T) {
 		for name, p := range testPages(t) {
 			checkSame(t, name, p)

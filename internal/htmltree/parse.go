@@ -17,7 +17,7 @@ import (
 // https://html.spec.whatwg.org/multipage/syntax.html#tree-construction
 type parser struct {
 	// tokenizer provides the tokens for the parser.
-	tokenizer *Tokenizer
+	tokenizer *tokenizer
 	// tok is the most recently read token.
 	tok Token
 	// Self-closing tags like <hr/> are treated as start tags, except that
@@ -53,10 +53,8 @@ type parser struct {
 	// tokens coalesced into them.
 	textNodes map[*Node][]byte
 
-	// The blocks that tokens and nodes are cut from (htmltree.go), and
-	// the scratch slice a tag's attributes are read into.
-	blockSize int
-	bytes     []byte
+	// The blocks that nodes and attributes are cut from (htmltree.go),
+	// and the scratch slice a tag's attributes are read into.
 	nodes     []Node
 	attrBlock []Attribute
 	scratch   []Attribute
