@@ -4,6 +4,8 @@
 
 package htmltree
 
+import a "golang.org/x/net/html/atom"
+
 // Section 12.2.4.2 of the HTML5 specification says "The following elements
 // have varying levels of special parsing rules".
 // https://html.spec.whatwg.org/multipage/syntax.html#the-stack-of-open-elements
@@ -95,7 +97,21 @@ var isSpecialElementMap = map[string]bool{
 func isSpecialElement(element *Node) bool {
 	switch element.Namespace {
 	case "", "html":
-		return isSpecialElementMap[element.Data]
+		// The atoms of isSpecialElementMap's names (every one is an atom, and a parsed HTML
+		// element's DataAtom is its name's): a switch where a map lookup hashed the name,
+		// TestSpecialElementsAreTheMap checks they agree.
+		switch element.DataAtom {
+		case a.Address, a.Applet, a.Area, a.Article, a.Aside, a.Base, a.Basefont, a.Bgsound,
+			a.Blockquote, a.Body, a.Br, a.Button, a.Caption, a.Center, a.Col, a.Colgroup, a.Dd, a.Details,
+			a.Dir, a.Div, a.Dl, a.Dt, a.Embed, a.Fieldset, a.Figcaption, a.Figure, a.Footer, a.Form,
+			a.Frame, a.Frameset, a.H1, a.H2, a.H3, a.H4, a.H5, a.H6, a.Head, a.Header, a.Hgroup, a.Hr,
+			a.Html, a.Iframe, a.Img, a.Input, a.Keygen, a.Li, a.Link, a.Listing, a.Main, a.Marquee, a.Menu,
+			a.Meta, a.Nav, a.Noembed, a.Noframes, a.Noscript, a.Object, a.Ol, a.P, a.Param, a.Plaintext,
+			a.Pre, a.Script, a.Section, a.Select, a.Source, a.Style, a.Summary, a.Table, a.Tbody, a.Td,
+			a.Template, a.Textarea, a.Tfoot, a.Th, a.Thead, a.Title, a.Tr, a.Track, a.Ul, a.Wbr, a.Xmp:
+			return true
+		}
+		return false
 	case "math":
 		switch element.Data {
 		case "mi", "mo", "mn", "ms", "mtext", "annotation-xml":

@@ -69,11 +69,9 @@ func (p *parser) top() *Node {
 
 // Stop tags for use in popUntil. These come from section 12.2.4.2.
 var (
-	defaultScopeStopTags = map[string][]a.Atom{
-		"":     {a.Applet, a.Caption, a.Html, a.Table, a.Td, a.Th, a.Marquee, a.Object, a.Template, a.Select},
-		"math": {a.AnnotationXml, a.Mi, a.Mn, a.Mo, a.Ms, a.Mtext},
-		"svg":  {a.Desc, a.ForeignObject, a.Title},
-	}
+	htmlScopeStopTags = []a.Atom{a.Applet, a.Caption, a.Html, a.Table, a.Td, a.Th, a.Marquee, a.Object, a.Template, a.Select}
+	mathScopeStopTags = []a.Atom{a.AnnotationXml, a.Mi, a.Mn, a.Mo, a.Ms, a.Mtext}
+	svgScopeStopTags  = []a.Atom{a.Desc, a.ForeignObject, a.Title}
 )
 
 type scope int
@@ -145,7 +143,18 @@ func (p *parser) indexOfElementInScope(s scope, matchTags ...a.Atom) int {
 		}
 		switch s {
 		case defaultScope, listItemScope, buttonScope:
-			for _, t := range defaultScopeStopTags[p.oe[i].Namespace] {
+			// A switch where x/net/html looks the namespace up in a map for every element
+			// of the stack: that lookup was the scope test's largest cost.
+			var stop []a.Atom
+			switch p.oe[i].Namespace {
+			case "":
+				stop = htmlScopeStopTags
+			case "math":
+				stop = mathScopeStopTags
+			case "svg":
+				stop = svgScopeStopTags
+			}
+			for _, t := range stop {
 				if t == tagAtom {
 					return -1
 				}
