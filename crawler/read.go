@@ -1,13 +1,11 @@
 package crawler
 
 import (
-	"bytes"
 	"log/slog"
-
-	"golang.org/x/net/html"
 
 	"github.com/strata-crawler/strata/archive"
 	"github.com/strata-crawler/strata/internal/fetch"
+	"github.com/strata-crawler/strata/internal/htmltree"
 	"github.com/strata-crawler/strata/internal/pagetext"
 	"github.com/strata-crawler/strata/linkextract"
 )
@@ -25,7 +23,8 @@ func textExtractor(mode pagetext.Mode, log *slog.Logger) TextFunc {
 		if !archive.IsHTML(contentType) {
 			return Text{Body: string(body)}
 		}
-		doc, err := html.Parse(bytes.NewReader(body))
+		// html.Parse's tree, built with a fraction of its allocations
+		doc, err := htmltree.Parse(body)
 		if err != nil { // nested too deeply for a tree: each reads the tokens its own way
 			links, _ := linkextract.Extract(pageURL, body, linkextract.Options{})
 			t, err := pagetext.Extract(body, pageURL, mode)

@@ -36,13 +36,13 @@
 package linkextract
 
 import (
-	"bytes"
 	"fmt"
 	"net/url"
 	"strings"
 
 	"golang.org/x/net/html"
 
+	"github.com/strata-crawler/strata/internal/htmltree"
 	"github.com/strata-crawler/strata/internal/urlnorm"
 )
 
@@ -121,7 +121,7 @@ func Extract(pageURL string, src []byte, opts Options) (*Page, error) {
 		return nil, fmt.Errorf("linkextract: page URL: %w", err)
 	}
 	var s scan
-	if root, err := html.Parse(bytes.NewReader(src)); err == nil {
+	if root, err := htmltree.Parse(src); err == nil { // html.Parse's tree at less cost
 		s.tree(root, true)
 	} else {
 		s.tokens(src)

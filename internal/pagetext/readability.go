@@ -370,7 +370,7 @@ func isComma(c rune) bool {
 // isBlock reports elements that start a block of text (the renderer's
 // block, list, item and pre elements).
 func isBlock(name string) bool {
-	return blockElements[name] || listElements[name] || itemElements[name] || preElements[name]
+	return elementKinds[name] != kindInline
 }
 
 // subtreeStats measures the text under n.
