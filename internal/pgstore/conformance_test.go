@@ -28,3 +28,8 @@ func TestConformance(t *testing.T) {
 func TestReadConformance(t *testing.T) {
 	storetest.RunReads(t, func(t *testing.T) storetest.ReadRoles { return open(t) })
 }
+
+// TestIndexConformance runs the index step's conformance suite against PostgreSQL.
+func TestIndexConformance(t *testing.T) {
+	storetest.RunIndex(t, func(t *testing.T) storetest.IndexRoles { return open(t) })
+}

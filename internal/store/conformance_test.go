@@ -22,3 +22,11 @@ func TestReadConformance(t *testing.T) {
 		return mustOpen(t, filepath.Join(t.TempDir(), "strata.db"), store.Options{})
 	})
 }
+
+// TestIndexConformance runs the index step's conformance suite (textindex, serve's search) against
+// SQLite.
+func TestIndexConformance(t *testing.T) {
+	storetest.RunIndex(t, func(t *testing.T) storetest.IndexRoles {
+		return mustOpen(t, filepath.Join(t.TempDir(), "strata.db"), store.Options{})
+	})
+}

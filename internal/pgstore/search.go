@@ -1,0 +1,240 @@
+package pgstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/strata-crawler/strata/internal/store"
+)
+
+// Full-text search for strata serve, on version_text's tsvector (migration 0006). serve hands the
+// SQLite store an FTS5 query (serve.ftsQuery: quoted terms, "term"* for a prefix, AND, OR, NOT,
+// parentheses); tsQuery turns that into a tsquery expression built from PostgreSQL's own parsing
+// of each term, so both backends take the same queries. The differences, for docs/schema.md:
+//   - rank: ts_rank with the title (weight A) five times the text (weight B), negated so that
+//     lower is better as with bm25, whose numbers it does not share; ties by fetch id as in SQLite;
+//   - snippet: ts_headline's fragment of about 24 words around the match, where FTS5 cuts 24 tokens;
+//   - diacritics are kept (see the migration): "cafe" does not find "Café".
+
+// score is a hit's rank: ts_rank's weights are {D, C, B, A}.
+const score = `(-ts_rank('{0, 0, 0.2, 1.0}', v.tsv, q.q))::double precision`
+
+// SearchText returns up to limit versions matching q, the best first, ties by fetch id, from the
+// cursor q.After; snippets are cut only for the versions it returns.
+func (db *DB) SearchText(ctx context.Context, q store.TextQuery) ([]store.TextHit, error) {
+	op := fmt.Sprintf("search the text for %q", q.Match)
+	expr, args, err := tsQuery(q.Match)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w: %v", op, store.ErrBadQuery, err)
+	}
+	where := `v.tsv @@ q.q`
+	if q.After != nil {
+		n := len(args)
+		where += fmt.Sprintf(` AND (%s > $%d OR (%s = $%d AND v.fetch_id > $%d))`, score, n+1, score, n+1, n+2)
+		args = append(args, q.After.Score, q.After.FetchID)
+	}
+	if len(q.Hosts) > 0 {
+		where += fmt.Sprintf(` AND EXISTS (SELECT 1 FROM urls u WHERE u.id = v.url_id AND u.host = ANY($%d))`, len(args)+1)
+		args = append(args, q.Hosts)
+	}
+	args = append(args, q.Limit)
+	rows, err := db.pool.Query(ctx, `WITH q AS (SELECT `+expr+` AS q)
+		SELECT v.fetch_id, `+score+` AS score FROM version_text v, q
+		WHERE `+where+fmt.Sprintf(` ORDER BY score, v.fetch_id LIMIT $%d`, len(args)), args...)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", op, err)
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (store.TextHit, error) {
+		var h store.TextHit
+		return h, r.Scan(&h.FetchID, &h.Score)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", op, err)
+	}
+	if len(out) == 0 {
+		return out, nil
+	}
+	at := map[int64]int{}
+	ids := make([]int64, len(out))
+	for i, h := range out {
+		at[h.FetchID], ids[i] = i, h.FetchID
+	}
+	_, args, _ = tsQuery(q.Match)
+	headline := fmt.Sprintf(`ts_headline('simple', v.text, q.q, 'StartSel="%s", StopSel="%s", MaxWords=24, MinWords=12, ShortWord=0, MaxFragments=1, FragmentDelimiter=…')`,
+		store.SnippetOpen, store.SnippetClose)
+	rows, err = db.pool.Query(ctx, `WITH q AS (SELECT `+expr+` AS q)
+		SELECT v.fetch_id, u.id, u.url, v.title, u.state, coalesce(f.run_id, 0), f.fetched_at,
+		NOT EXISTS (SELECT 1 FROM fetches n WHERE n.url_id = u.id AND n.id > v.fetch_id AND n.archive_path IS NOT NULL),
+		`+headline+`
+		FROM version_text v JOIN urls u ON u.id = v.url_id JOIN fetches f ON f.id = v.fetch_id, q
+		WHERE v.fetch_id = ANY($`+strconv.Itoa(len(args)+1)+`)`, append(args, ids)...)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", op, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var h store.TextHit
+		var when *string
+		if err := rows.Scan(&h.FetchID, &h.URLID, &h.URL, &h.Title, &h.State, &h.RunID, &when, &h.Current, &h.Snippet); err != nil {
+			return nil, fmt.Errorf("%s: %w", op, err)
+		}
+		h.FetchedAt = parseTime(when)
+		i := at[h.FetchID]
+		h.Score = out[i].Score
+		out[i] = h
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", op, err)
+	}
+	return out, nil
+}
+
+// IndexCoverage says how much of the archive the full-text index covers: upto is the fetch id
+// before the first stored version that its owner's mark (a worker's, or a single process's) has
+// not reached, newest the newest stored fetch id; upto < newest when part is not indexed yet.
+func (db *DB) IndexCoverage(ctx context.Context) (upto, newest int64, err error) {
+	err = db.pool.QueryRow(ctx, `WITH n AS (SELECT coalesce(max(id), 0) AS newest FROM fetches WHERE archive_path IS NOT NULL)
+		SELECT coalesce((SELECT min(f.id) - 1 FROM fetches f LEFT JOIN fleet_versions v ON v.fetch_id = f.id
+			LEFT JOIN fleet_text_marks m ON m.worker = v.worker
+			WHERE f.archive_path IS NOT NULL AND f.pruned_at IS NULL
+			AND f.id > CASE WHEN v.worker IS NULL THEN (SELECT fetch_upto FROM text_index WHERE one = 1)
+				ELSE coalesce(m.fetch_upto, 0) END), n.newest), n.newest FROM n`).Scan(&upto, &newest)
+	if err != nil {
+		return 0, 0, fmt.Errorf("text index coverage: %w", err)
+	}
+	return upto, newest, nil
+}
+
+// tsQuery turns an FTS5 query of serve.ftsQuery's form into a tsquery expression and its
+// arguments: each quoted term is phraseto_tsquery of its text (PostgreSQL's parser splits it as it
+// split the indexed text), a prefix term to_tsquery of its one word with :*, joined by && (AND, and
+// two terms side by side), || (OR) and && !! (NOT), in FTS5's precedence: NOT binds closest, then
+// AND, then OR.
+func tsQuery(match string) (string, []any, error) {
+	p := &tsParser{in: match}
+	expr, err := p.or()
+	if err != nil {
+		return "", nil, err
+	}
+	if p.skip(); p.pos < len(p.in) {
+		return "", nil, fmt.Errorf("unexpected %q", p.in[p.pos:])
+	}
+	return expr, p.args, nil
+}
+
+type tsParser struct {
+	in   string
+	pos  int
+	args []any
+}
+
+func (p *tsParser) skip() {
+	for p.pos < len(p.in) && p.in[p.pos] == ' ' {
+		p.pos++
+	}
+}
+
+// keyword consumes the operator kw if it comes next.
+func (p *tsParser) keyword(kw string) bool {
+	p.skip()
+	if strings.HasPrefix(p.in[p.pos:], kw) {
+		end := p.pos + len(kw)
+		if end == len(p.in) || p.in[end] == ' ' || p.in[end] == '(' || p.in[end] == '"' {
+			p.pos = end
+			return true
+		}
+	}
+	return false
+}
+
+func (p *tsParser) or() (string, error) {
+	left, err := p.and()
+	for err == nil && p.keyword("OR") {
+		var right string
+		if right, err = p.and(); err == nil {
+			left = "(" + left + " || " + right + ")"
+		}
+	}
+	return left, err
+}
+
+func (p *tsParser) and() (string, error) {
+	left, err := p.not()
+	for err == nil {
+		p.skip()
+		if p.pos == len(p.in) || p.in[p.pos] == ')' || strings.HasPrefix(p.in[p.pos:], "OR ") {
+			return left, nil
+		}
+		p.keyword("AND")
+		var right string
+		if right, err = p.not(); err == nil {
+			left = "(" + left + " && " + right + ")"
+		}
+	}
+	return left, err
+}
+
+func (p *tsParser) not() (string, error) {
+	left, err := p.term()
+	for err == nil && p.keyword("NOT") {
+		var right string
+		if right, err = p.term(); err == nil {
+			left = "(" + left + " && !!" + right + ")"
+		}
+	}
+	return left, err
+}
+
+func (p *tsParser) term() (string, error) {
+	p.skip()
+	if p.pos == len(p.in) {
+		return "", errors.New("a term is missing")
+	}
+	if p.in[p.pos] == '(' {
+		p.pos++
+		e, err := p.or()
+		if err != nil {
+			return "", err
+		}
+		if p.skip(); p.pos == len(p.in) || p.in[p.pos] != ')' {
+			return "", errors.New("a parenthesis is not closed")
+		}
+		p.pos++
+		return e, nil
+	}
+	if p.in[p.pos] != '"' {
+		return "", fmt.Errorf("unquoted term at %q", p.in[p.pos:])
+	}
+	var b strings.Builder
+	for p.pos++; ; p.pos++ {
+		if p.pos == len(p.in) {
+			return "", errors.New("a quote is not closed")
+		}
+		c := p.in[p.pos]
+		if c == '"' {
+			if p.pos+1 < len(p.in) && p.in[p.pos+1] == '"' {
+				b.WriteByte('"')
+				p.pos++
+				continue
+			}
+			p.pos++
+			break
+		}
+		b.WriteByte(c)
+	}
+	if p.pos < len(p.in) && p.in[p.pos] == '*' {
+		p.pos++
+		// The term as one tsquery lexeme, quoted: its own punctuation cannot be an operator.
+		word := strings.ToLower(b.String())
+		word = strings.NewReplacer(`\`, `\\`, `'`, `''`).Replace(word)
+		p.args = append(p.args, "'"+word+"':*")
+		return fmt.Sprintf("to_tsquery('simple', $%d)", len(p.args)), nil
+	}
+	p.args = append(p.args, b.String())
+	return fmt.Sprintf("phraseto_tsquery('simple', $%d)", len(p.args)), nil
+}
