@@ -54,6 +54,10 @@ var order = []string{
 // seeded are the tables whose migration inserts their one row: replaced by the source's.
 var seeded = []string{"countdown", "text_index"}
 
+// rebuilt are PostgreSQL's tables that the copy leaves empty: version_text, the full-text cache
+// that the index step fills from the archive (text_index.fetch_upto is rewritten to 0 for it).
+var rebuilt = []string{"version_text"}
+
 // triggered are the tables with triggers of their own (the due table's): off during the copy,
 // which copies due as it is.
 var triggered = []string{"urls", "trap_holds"}
@@ -199,7 +203,7 @@ func Copy(ctx context.Context, src *sql.DB, dst *pgstore.DB, done func(Table)) (
 // version, or one of the fleet's (leases, workers), which exist in PostgreSQL only and which SQLite
 // has nothing to copy into.
 func strataTable(t string) bool {
-	return t == "schema_version" || strings.HasPrefix(t, "fleet_") || slices.Contains(order, t)
+	return t == "schema_version" || strings.HasPrefix(t, "fleet_") || slices.Contains(order, t) || slices.Contains(rebuilt, t)
 }
 
 // CheckTarget refuses, before its schema is created or migrated, a target that holds anything
