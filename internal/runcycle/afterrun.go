@@ -8,6 +8,7 @@ import (
 
 	"github.com/strata-crawler/strata/archive"
 	"github.com/strata-crawler/strata/internal/notify"
+	"github.com/strata-crawler/strata/internal/pgstore"
 	"github.com/strata-crawler/strata/internal/store"
 	"github.com/strata-crawler/strata/internal/textindex"
 )
@@ -17,30 +18,16 @@ import (
 // failures are logged, and runErr, the run's own error, is returned unchanged, so that the run path
 // calls it in one line. After a signal it does nothing; the next run's step catches up.
 //
-// db is the SQLite store, or nil with PostgreSQL, which has no text index yet and whose
-// openPostgres refused the hooks.
-func afterRun(ctx context.Context, db *store.DB, arch *archive.Dir, log *slog.Logger, hooks notify.Hooks, run int64, runErr error) error {
+// idx is the database's index (SQLite's or PostgreSQL's), db the SQLite store, or nil with
+// PostgreSQL, whose openPostgres refused the hooks.
+func afterRun(ctx context.Context, idx textindex.Store, db *store.DB, arch *archive.Dir, log *slog.Logger, hooks notify.Hooks, run int64, runErr error) error {
 	if ctx.Err() != nil {
 		return runErr
 	}
-	if db == nil {
+	if idx != nil && !indexStep(ctx, log, func(ctx context.Context) (textindex.Stats, error) { return textindex.Update(ctx, idx, arch) }) {
 		return runErr
 	}
-	ictx, cancel := context.WithTimeout(ctx, indexBudget)
-	st, err := textindex.Update(ictx, db, arch)
-	cancel()
-	switch {
-	case err != nil && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded):
-		log.Info("text index: part of the archive is not indexed yet; the next run goes on, or run strata index",
-			"versions", st.Versions, "budget", indexBudget)
-	case err != nil:
-		log.Warn("text index: not brought up to date; the next run goes on from where it stopped", "err", err)
-		return runErr
-	default:
-		log.Debug("text index brought up to date", "versions", st.Versions, "runs", st.Runs, "missing", st.Missing,
-			"bytes", st.Bytes, "elapsed", st.Elapsed.Round(time.Millisecond))
-	}
-	if runErr != nil {
+	if db == nil || runErr != nil {
 		return runErr
 	}
 	if hooks.Webhook == "" && hooks.Command == "" {
@@ -56,6 +43,31 @@ func afterRun(ctx context.Context, db *store.DB, arch *archive.Dir, log *slog.Lo
 	}
 	return nil
 }
+
+// indexStep runs step (textindex.Update, Index or Summarize) within indexBudget and logs what came
+// of it; false when it failed for another reason than the budget.
+func indexStep(ctx context.Context, log *slog.Logger, step func(context.Context) (textindex.Stats, error)) bool {
+	ictx, cancel := context.WithTimeout(ctx, indexBudget)
+	st, err := step(ictx)
+	cancel()
+	switch {
+	case err != nil && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded):
+		log.Info("text index: part of the archive is not indexed yet; the next run goes on, or run strata index",
+			"versions", st.Versions, "budget", indexBudget)
+	case err != nil:
+		log.Warn("text index: not brought up to date; the next run goes on from where it stopped", "err", err)
+		return false
+	default:
+		log.Debug("text index brought up to date", "versions", st.Versions, "runs", st.Runs, "missing", st.Missing,
+			"bytes", st.Bytes, "elapsed", st.Elapsed.Round(time.Millisecond))
+	}
+	return true
+}
+
+var (
+	_ textindex.Store = (*store.DB)(nil)
+	_ textindex.Store = (*pgstore.DB)(nil)
+)
 
 // indexBudget bounds the index step after a run. A run's own new versions take milliseconds to
 // seconds (docs/performance.md, section 8), but the first run on a database crawled before the

@@ -15,6 +15,7 @@ import (
 	"github.com/strata-crawler/strata/internal/outcome"
 	"github.com/strata-crawler/strata/internal/schedule"
 	"github.com/strata-crawler/strata/internal/store"
+	"github.com/strata-crawler/strata/internal/textindex"
 )
 
 // ErrNoWork is returned by Run and Worker for a database with nothing active in it — no seed, and
@@ -28,8 +29,8 @@ var ErrNoRun = errors.New("no run yet")
 // opens both (under the run lock, for a single process), calls Recover, and shows what Report hears.
 type Runner struct {
 	DB Store
-	// SQLite is DB when it is the SQLite store, which the text index, the hooks' summary and
-	// pruning read; nil with PostgreSQL, which has none of them yet.
+	// SQLite is DB when it is the SQLite store, which the hooks' summary and pruning read; nil with
+	// PostgreSQL, which has neither yet.
 	SQLite *store.DB
 	Arch   *archive.Dir
 	Config *config.Config
@@ -139,7 +140,7 @@ func (r *Runner) Run(ctx context.Context, o Options) error {
 	if o.CrawlOnly {
 		return err
 	}
-	return afterRun(ctx, r.SQLite, r.Arch, r.Log, Hooks(r.Config), res.run.ID, err)
+	return afterRun(ctx, r.index(), r.SQLite, r.Arch, r.Log, Hooks(r.Config), res.run.ID, err)
 }
 
 // Recalc runs the Frequency Manager on its own for the last run, and records how long it took.
@@ -355,4 +356,14 @@ func (r Report) finished(run int64, worker string, fetched int) {
 	if r.Finished != nil {
 		r.Finished(run, worker, fetched)
 	}
+}
+
+// index is the database's text index: SQLite's, or PostgreSQL's (pgstore implements
+// textindex.Store); nil for a store without one.
+func (r *Runner) index() textindex.Store {
+	if r.SQLite != nil {
+		return r.SQLite
+	}
+	idx, _ := r.DB.(textindex.Store)
+	return idx
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/strata-crawler/strata/internal/outcome"
 	"github.com/strata-crawler/strata/internal/pgstore"
 	"github.com/strata-crawler/strata/internal/store"
+	"github.com/strata-crawler/strata/internal/textindex"
 )
 
 // Fleet is one worker's membership of a fleet sharing a PostgreSQL frontier (pgstore.Worker): its
@@ -104,6 +105,11 @@ func (r *Runner) Worker(ctx context.Context, w Fleet) error {
 	if ctx.Err() != nil {
 		return cerr
 	}
+	// Only this worker can read its archive root, so it indexes the versions it archived itself,
+	// with its own mark, while the others may still crawl; the run's page events wait for its end.
+	if idx := r.index(); idx != nil {
+		indexStep(ctx, r.Log, func(ctx context.Context) (textindex.Stats, error) { return textindex.Index(ctx, idx, r.Arch) })
+	}
 	return r.workerAfter(ctx, w, c, j, st, cerr)
 }
 
@@ -159,5 +165,10 @@ func (r *Runner) workerAfter(ctx context.Context, w Fleet, c *crawler.Cycle, j p
 		return err
 	}
 	r.Report.finished(j.Run, w.Name(), counts.Fetched)
+	// The run's page events, once, on the worker that recorded its end (and any earlier run's that
+	// a killed winner left).
+	if idx := r.index(); idx != nil && ctx.Err() == nil {
+		indexStep(ctx, r.Log, func(ctx context.Context) (textindex.Stats, error) { return textindex.Summarize(ctx, idx) })
+	}
 	return nil
 }

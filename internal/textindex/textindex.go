@@ -20,7 +20,8 @@ import (
 	"github.com/strata-crawler/strata/internal/store"
 )
 
-// Store is what the step reads and writes; *store.DB implements it. Calls are made one at a time.
+// Store is what the step reads and writes; *store.DB and *pgstore.DB implement it. Calls are made
+// one at a time.
 type Store interface {
 	TextIndexState(ctx context.Context) (store.IndexState, error)
 	// PendingVersions returns the stored versions after fetch id after, and the fetch id the
@@ -68,31 +69,62 @@ type Stats struct {
 func Update(ctx context.Context, db Store, arch Archive) (st Stats, err error) {
 	start := time.Now()
 	defer func() { st.Elapsed = time.Since(start) }()
+	if st.Runs, err = summarize(ctx, db); err != nil {
+		return st, err
+	}
+	err = index(ctx, db, arch, &st)
+	return st, err
+}
+
+// Summarize records the page events of every finished run above the run mark, and nothing else:
+// a fleet's worker that wins a run's election calls it once the run's end is recorded, while each
+// worker indexes its own versions (Index).
+func Summarize(ctx context.Context, db Store) (st Stats, err error) {
+	start := time.Now()
+	defer func() { st.Elapsed = time.Since(start) }()
+	st.Runs, err = summarize(ctx, db)
+	return st, err
+}
+
+// Index indexes every stored version above the version mark, and nothing else (see Summarize).
+func Index(ctx context.Context, db Store, arch Archive) (st Stats, err error) {
+	start := time.Now()
+	defer func() { st.Elapsed = time.Since(start) }()
+	err = index(ctx, db, arch, &st)
+	return st, err
+}
+
+func summarize(ctx context.Context, db Store) (int, error) {
 	runs, err := db.RunsToSummarize(ctx)
 	if err != nil {
-		return st, err
+		return 0, err
 	}
+	n := 0
 	for _, r := range runs {
 		if err := ctx.Err(); err != nil {
-			return st, err
+			return n, err
 		}
 		if err := db.SummarizeRun(ctx, r); err != nil {
-			return st, err
+			return n, err
 		}
-		st.Runs++
+		n++
 	}
+	return n, nil
+}
+
+func index(ctx context.Context, db Store, arch Archive, st *Stats) error {
 	state, err := db.TextIndexState(ctx)
 	if err != nil {
-		return st, err
+		return err
 	}
 	after := state.FetchUpto
 	for {
 		if err := ctx.Err(); err != nil {
-			return st, err
+			return err
 		}
 		pending, upto, err := db.PendingVersions(ctx, after, Batch)
 		if err != nil {
-			return st, err
+			return err
 		}
 		if upto <= after {
 			break
@@ -105,18 +137,18 @@ func Update(ctx context.Context, db Store, arch Archive) (st Stats, err error) {
 				continue
 			}
 			if err != nil {
-				return st, err
+				return err
 			}
 			docs = append(docs, d)
 			st.Bytes += int64(len(d.Text))
 		}
 		if err := db.IndexTexts(ctx, docs, upto); err != nil {
-			return st, err
+			return err
 		}
 		st.Versions += len(docs)
 		after = upto
 	}
-	return st, nil
+	return nil
 }
 
 func read(arch Archive, v store.PendingVersion) (store.IndexedText, error) {
