@@ -205,6 +205,7 @@ func (w *Worker) JoinRun(ctx context.Context, start time.Time, offset time.Durat
 		unlock()
 		return Joined{}, nil, fmt.Errorf("join a run: %w", err)
 	}
+	w.db.root = archiveRoot
 	return j, unlock, nil
 }
 

@@ -70,6 +70,9 @@ type DB struct {
 	// worker is the fleet worker this process is, once Worker has made it one: the versions it
 	// records are noted as this worker's (fleet_versions), whose archive root holds them.
 	worker string
+	// root is the fleet worker's archive root, once it has joined a run: the index step indexes
+	// the versions archived there (textindex.go).
+	root string
 	// retries counts the transactions rows ran again after a deadlock or serialization failure.
 	retries atomic.Int64
 }

@@ -95,12 +95,13 @@ func (db *DB) SearchText(ctx context.Context, q store.TextQuery) ([]store.TextHi
 }
 
 // IndexCoverage says how much of the archive the full-text index covers: upto is the fetch id
-// before the first stored version that its owner's mark (a worker's, or a single process's) has
+// before the first stored version that its mark (its archive root's, or a single process's) has
 // not reached, newest the newest stored fetch id; upto < newest when part is not indexed yet.
 func (db *DB) IndexCoverage(ctx context.Context) (upto, newest int64, err error) {
 	err = db.pool.QueryRow(ctx, `WITH n AS (SELECT coalesce(max(id), 0) AS newest FROM fetches WHERE archive_path IS NOT NULL)
 		SELECT coalesce((SELECT min(f.id) - 1 FROM fetches f LEFT JOIN fleet_versions v ON v.fetch_id = f.id
-			LEFT JOIN fleet_text_marks m ON m.worker = v.worker
+			LEFT JOIN fleet_workers w ON w.run_id = f.run_id AND w.worker = v.worker
+			LEFT JOIN fleet_text_marks m ON m.archive_root = w.archive_root
 			WHERE f.archive_path IS NOT NULL AND f.pruned_at IS NULL
 			AND f.id > CASE WHEN v.worker IS NULL THEN (SELECT fetch_upto FROM text_index WHERE one = 1)
 				ELSE coalesce(m.fetch_upto, 0) END), n.newest), n.newest FROM n`).Scan(&upto, &newest)

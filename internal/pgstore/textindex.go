@@ -12,17 +12,17 @@ import (
 
 // The index step's writes (internal/textindex), each the SQLite store's of the same name
 // (internal/store/textindex.go) ported clause for clause. One difference: a fleet. Each worker can
-// read only its own archive root, so a worker (db.worker set) indexes the versions it archived
-// (fleet_versions) and keeps its own mark (fleet_text_marks); a single process indexes the
-// versions no worker archived, with text_index's mark. The runs' page events have one mark, and
+// read only its own archive root, so a worker (db.root set, by JoinRun) indexes the versions
+// archived to its root (fleet_versions, fleet_workers) with the root's mark (fleet_text_marks); a
+// single process indexes the versions no worker archived, with text_index's mark. The runs' page events have one mark, and
 // SummarizeRun holds writeLock exclusively, so two workers catching up on the same run queue.
 
 // TextIndexState returns how far the index step has gone: for a worker, its own mark.
 func (db *DB) TextIndexState(ctx context.Context) (store.IndexState, error) {
 	var s store.IndexState
 	err := db.pool.QueryRow(ctx, `SELECT CASE WHEN $1::text = '' THEN fetch_upto
-			ELSE coalesce((SELECT m.fetch_upto FROM fleet_text_marks m WHERE m.worker = $1), 0) END,
-		run_upto FROM text_index WHERE one = 1`, db.worker).Scan(&s.FetchUpto, &s.RunUpto)
+			ELSE coalesce((SELECT m.fetch_upto FROM fleet_text_marks m WHERE m.archive_root = $1), 0) END,
+		run_upto FROM text_index WHERE one = 1`, db.root).Scan(&s.FetchUpto, &s.RunUpto)
 	if err != nil {
 		return s, fmt.Errorf("text index state: %w", err)
 	}
@@ -30,19 +30,20 @@ func (db *DB) TextIndexState(ctx context.Context) (store.IndexState, error) {
 }
 
 // PendingVersions returns up to limit stored, unpruned versions with fetch ids above after, in id
-// order, that this process archived (see above), and the highest fetch id it examined. A worker
-// calls it after its crawl stage, when every fetch it recorded is committed; fetch ids it records
+// order, archived where this process can read them (see above), and the highest fetch id it examined. A worker
+// calls it after its crawl stage, when every fetch it recorded is committed; fetch ids recorded
 // later are taken from the sequence after max(id) is read, so the mark never passes one of its own.
 func (db *DB) PendingVersions(ctx context.Context, after int64, limit int) ([]store.PendingVersion, int64, error) {
 	query := `SELECT f.id, f.url_id, f.archive_path FROM fetches f
 		WHERE f.id > $1 AND f.archive_path IS NOT NULL AND f.pruned_at IS NULL
 		AND NOT EXISTS (SELECT 1 FROM fleet_versions v WHERE v.fetch_id = f.id) ORDER BY f.id LIMIT $2`
 	args := []any{after, limit}
-	if db.worker != "" {
+	if db.root != "" {
 		query = `SELECT f.id, f.url_id, f.archive_path FROM fleet_versions v JOIN fetches f ON f.id = v.fetch_id
-			WHERE v.worker = $3 AND v.fetch_id > $1 AND f.archive_path IS NOT NULL AND f.pruned_at IS NULL
+			JOIN fleet_workers w ON w.run_id = f.run_id AND w.worker = v.worker
+			WHERE w.archive_root = $3 AND v.fetch_id > $1 AND f.archive_path IS NOT NULL AND f.pruned_at IS NULL
 			ORDER BY v.fetch_id LIMIT $2`
-		args = append(args, db.worker)
+		args = append(args, db.root)
 	}
 	op := fmt.Sprintf("versions to index after fetch %d", after)
 	rows, err := db.pool.Query(ctx, query, args...)
@@ -84,11 +85,11 @@ func (db *DB) IndexTexts(ctx context.Context, docs []store.IndexedText, upto int
 		}
 		mark := `UPDATE text_index SET fetch_upto = $1 WHERE one = 1 AND fetch_upto < $1`
 		args := []any{upto}
-		if db.worker != "" {
-			mark = `INSERT INTO fleet_text_marks (worker, fetch_upto) VALUES ($2, $1)
-				ON CONFLICT (worker) DO UPDATE SET fetch_upto = excluded.fetch_upto
+		if db.root != "" {
+			mark = `INSERT INTO fleet_text_marks (archive_root, fetch_upto) VALUES ($2, $1)
+				ON CONFLICT (archive_root) DO UPDATE SET fetch_upto = excluded.fetch_upto
 				WHERE fleet_text_marks.fetch_upto < excluded.fetch_upto`
-			args = append(args, db.worker)
+			args = append(args, db.root)
 		}
 		tag, err := tx.Exec(ctx, mark, args...)
 		if err != nil {

@@ -17,13 +17,14 @@ CREATE TABLE version_text (
 );
 CREATE INDEX version_text_tsv ON version_text USING gin (tsv);
 
--- fleet_text_marks is how far each fleet worker has indexed the versions it archived itself
--- (fleet_versions.worker): each worker can read only its own archive root, so each indexes its
--- own versions, with its own mark. text_index.fetch_upto is the mark of a single process (no
--- --worker), which indexes the versions no fleet worker archived; text_index.run_upto stays the
--- one mark of the runs' page events, which the worker that wins a run's election records.
+-- fleet_text_marks is how far the index step has gone on each fleet archive root: a worker can
+-- read only its own root, so it indexes the versions archived there (fleet_versions.worker, whose
+-- fleet_workers.archive_root of the fetch's run is the root) with the root's mark. A worker's name
+-- changes with each process, its root does not, so a worker killed before it indexed leaves its
+-- versions to the next worker on the same root. text_index.fetch_upto stays the mark of a single
+-- process (no --worker), which indexes the versions no fleet worker archived, and text_index.run_upto
+-- the one mark of the runs' page events, which the worker that wins a run's election records.
 CREATE TABLE fleet_text_marks (
-    worker     text COLLATE "C" PRIMARY KEY,
-    fetch_upto bigint NOT NULL
+    archive_root text COLLATE "C" PRIMARY KEY,
+    fetch_upto   bigint NOT NULL
 );
-CREATE INDEX fleet_versions_worker ON fleet_versions (worker, fetch_id);
