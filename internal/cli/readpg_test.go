@@ -21,7 +21,8 @@ import (
 // root; then, on "another machine" (a configuration with the same database.url and another
 // archive root), status, history, explain and serve show the crawl, and history and serve say in
 // one line which worker and root hold each version instead of failing. On the worker's own root
-// serve shows the version's text as it does from SQLite.
+// serve shows the version's text as it does from SQLite. The worker's index step makes serve's
+// full-text search and the run's new pages work on every machine.
 func TestReadPostgres(t *testing.T) {
 	dbURL := pgtest.URL(t)
 	web := testweb.New(t)
@@ -87,7 +88,11 @@ func TestReadPostgres(t *testing.T) {
 		{fmt.Sprintf("/page/%d", id), []string{s.URL("/a"), "found on " + s.URL("/"), "fr / fr_max"}},
 		{fmt.Sprintf("/page/%d/text", id), []string{"Held by another worker", "held by worker", workerRoot}},
 		{fmt.Sprintf("/raw/%d", vs[0].ID), []string{"held by worker", workerRoot}},
-		{"/search?q=text", []string{"Full-text search is SQLite-only"}},
+		// The worker indexed the text of the versions it archived, so search works on any machine.
+		{"/search?q=text", []string{s.URL("/a"), "the <mark>text</mark> of page a"}},
+		{"/search?q=home", []string{s.URL("/"), "Home"}},
+		// The worker that recorded the run's end recorded its new pages.
+		{"/changes?run=1&kind=new", []string{s.URL("/a"), s.URL("/b")}},
 		{"/search?q=/a&in=urls", []string{s.URL("/a")}},
 		{"/changes?run=1", []string{"run 1"}},
 	} {
@@ -100,6 +105,11 @@ func TestReadPostgres(t *testing.T) {
 			if !strings.Contains(body, w) {
 				t.Errorf("GET %s on another root lacks %q", tt.path, w)
 			}
+		}
+	}
+	for _, p := range []string{"/search?q=text", "/changes?run=1&kind=new"} {
+		if _, body := get(t, base+p); strings.Contains(body, "SQLite-only") || strings.Contains(body, "not indexed yet") {
+			t.Errorf("GET %s says the index is missing:\n%s", p, body)
 		}
 	}
 	own := serveOn(t, worker)

@@ -195,3 +195,17 @@ func (db *DB) ResetTextIndex(ctx context.Context) error {
 	}
 	return nil
 }
+
+// IndexRoot makes the index step (strata index) index the versions fleet workers archived to root,
+// the archive root of this machine, instead of those no worker archived. It reports whether any
+// worker archived there; if none did it changes nothing.
+func (db *DB) IndexRoot(ctx context.Context, root string) (bool, error) {
+	var any bool
+	if err := db.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM fleet_workers WHERE archive_root = $1)`, root).Scan(&any); err != nil {
+		return false, fmt.Errorf("fleet workers on archive root %s: %w", root, err)
+	}
+	if any {
+		db.root = root
+	}
+	return any, nil
+}
