@@ -24,7 +24,7 @@ func (d fleetDB) Home(_ context.Context, _ int64, path string) (string, string, 
 }
 
 // TestFleetAndNoTextIndex: without a text index the search page says in one line that full-text
-// search is SQLite-only, never an error; a version this machine cannot read that a fleet worker
+// search is not available, never an error; a version this machine cannot read that a fleet worker
 // archived is named with its worker and root, on its text, diff and raw views; one no worker
 // archived is gone, as before.
 func TestFleetAndNoTextIndex(t *testing.T) {
@@ -50,7 +50,7 @@ func TestFleetAndNoTextIndex(t *testing.T) {
 		status int
 		want   string
 	}{
-		{"search", fleetDB{Reader: f.db}, "/search?q=tram", http.StatusOK, "Full-text search is SQLite-only for now"},
+		{"search", fleetDB{Reader: f.db}, "/search?q=tram", http.StatusOK, "Full-text search is not available"},
 		{"text", fleetDB{Reader: f.db, homes: homes}, fmt.Sprintf("/page/%d/text", id), http.StatusOK, held},
 		{"diff", fleetDB{Reader: f.db, homes: homes}, fmt.Sprintf("/page/%d/diff", id), http.StatusOK, held},
 		{"raw", fleetDB{Reader: f.db, homes: homes}, fmt.Sprintf("/raw/%d", last), http.StatusOK, held},

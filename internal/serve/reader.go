@@ -66,7 +66,8 @@ type URLSearcher interface {
 }
 
 // TextSearcher is the full-text index, which only a database that keeps one provides (SQLite's
-// FTS5 table, filled by the index step); without it the search page says so and searches URLs.
+// FTS5 table, PostgreSQL's tsvector table, both filled by the index step); without it the search
+// page says so and searches URLs.
 type TextSearcher interface {
 	SearchText(ctx context.Context, q store.TextQuery) ([]store.TextHit, error)
 	// IndexCoverage is the fetch id the index reaches and the newest stored fetch id.
