@@ -112,6 +112,17 @@ func TestReadPostgres(t *testing.T) {
 			t.Errorf("GET %s says the index is missing:\n%s", p, body)
 		}
 	}
+	// strata index rebuilds: on another root nothing of the worker's is readable, on the worker's
+	// own root its three versions are indexed again, and the run summarised.
+	if out := there.mustRun("index", "--rebuild"); !strings.Contains(out, "index: 0 versions") || !strings.Contains(out, "1 run") {
+		t.Errorf("strata index --rebuild on another root: %q; want no version, 1 run", out)
+	}
+	if out := worker.mustRun("index"); !strings.Contains(out, "index: 3 versions") {
+		t.Errorf("strata index on the worker's root: %q; want its 3 versions", out)
+	}
+	if code, body := get(t, base+"/search?q=text"); code != http.StatusOK || !strings.Contains(body, "the <mark>text</mark> of page a") {
+		t.Errorf("search after strata index: %d, want the hit again", code)
+	}
 	own := serveOn(t, worker)
 	if code, body := get(t, fmt.Sprintf("%s/page/%d/text", own, id)); code != http.StatusOK || !strings.Contains(body, "the text of page a") || strings.Contains(body, "held by") {
 		t.Errorf("GET the text on the worker's own root: %d, want 200 with the page's text:\n%s", code, body)
