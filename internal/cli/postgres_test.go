@@ -9,12 +9,13 @@ import (
 	"github.com/strata-crawler/strata/internal/cli"
 	"github.com/strata-crawler/strata/internal/pgstore"
 	"github.com/strata-crawler/strata/internal/pgtest"
+	"github.com/strata-crawler/strata/internal/store"
 	"github.com/strata-crawler/strata/internal/testweb"
 )
 
 // TestRunIntoPostgres: with database.url, seed add and strata run keep the history in PostgreSQL —
 // crawl, recalc and links, politely, with the archive sealed — and no SQLite file is made; a
-// second run finds the pages unchanged; the run lock holds across processes; a command that reads
+// second run finds the pages unchanged; each run's index step indexes it; the run lock holds across processes; a command that reads
 // SQLite only (plan) refuses, naming the setting.
 func TestRunIntoPostgres(t *testing.T) {
 	dbURL := pgtest.URL(t)
@@ -53,6 +54,14 @@ func TestRunIntoPostgres(t *testing.T) {
 	}
 	if unsealed, err := db.UnsealedRuns(t.Context()); err != nil || len(unsealed) != 0 {
 		t.Errorf("unsealed runs = %+v, %v; want none", unsealed, err)
+	}
+
+	// Each run's index step indexed its versions and summarised it, as with SQLite.
+	if state, err := db.TextIndexState(t.Context()); err != nil || state.RunUpto != runs[0].ID {
+		t.Errorf("text index state = %+v, %v; want both runs summarised", state, err)
+	}
+	if hits, err := db.SearchText(t.Context(), store.TextQuery{Match: `("a")`, Limit: 5}); err != nil || len(hits) == 0 {
+		t.Errorf("search for a word of /a = %+v, %v; want its version", hits, err)
 	}
 
 	unlock, ok, err := db.LockRuns(t.Context())
