@@ -116,26 +116,26 @@ var boilerplateRoles = map[string]bool{
 }
 
 // extractMain returns the main content of a page, rendered by the block
-// rules: src is the page, doc its pruned tree (which extractMain modifies),
-// full its Full text. It returns false when the page has no main content
+// rules: doc is the page's pruned tree (which extractMain modifies), full
+// its Full text, rendered when needed. It returns false when the page has no main content
 // (enough) to be trusted, and Extract then uses Full; the text is then the
 // main content it found but did not trust, "" if none. Like Readability, it
 // tries a second time without dropping blocks for their class or id when
 // the first try is not trusted: a layout class ("zen-one-sidebar-second")
 // can name a wrapper of the article.
-func extractMain(doc *html.Node, src []byte, full string) (string, bool) {
-	fullRunes := utf8.RuneCountInString(full)
-	first, ok := mainContent(doc, true)
-	if ok && first.trusted(fullRunes) {
+func extractMain(doc *html.Node, full *fullText) (string, bool) {
+	first, ok := mainContent(doc, true, full)
+	if ok && first.trusted(full) {
 		return first.text, true
 	}
-	doc, ok = parse(src)
+	doc, ok = parse(full.src)
 	if !ok {
 		return first.text, false
 	}
 	prune(doc)
-	m, ok := mainContent(doc, false)
-	if ok && m.trusted(fullRunes) {
+	full.render(doc) // if not yet rendered, from this tree before it changes, not from a third
+	m, ok := mainContent(doc, false, nil)
+	if ok && m.trusted(full) {
 		return m.text, true
 	}
 	if strings.TrimSpace(m.text) == "" {
@@ -155,26 +155,61 @@ type mainResult struct {
 
 // trusted reports whether a try's result is the page's main content rather
 // than a wrong pick: not empty, and inside the page's declared main element
-// or at least MainMinShare of the Full text (fullRunes runes). A page
+// or at least MainMinShare of the Full text. A page
 // whose declared main content is short (an API entry of one sentence beside
 // a navigation of hundreds of links) keeps that short text.
-func (m mainResult) trusted(fullRunes int) bool {
+func (m mainResult) trusted(full *fullText) bool {
 	if strings.TrimSpace(m.text) == "" {
 		return false
 	}
-	return m.declared || float64(utf8.RuneCountInString(m.text)) >= MainMinShare*float64(fullRunes)
+	return m.declared || float64(utf8.RuneCountInString(m.text)) >= MainMinShare*float64(utf8.RuneCountInString(full.render(nil)))
+}
+
+// fullText is the Full text of a page, rendered only when Main needs it: to
+// judge a result that is not inside a declared main element, or as the
+// fallback. A page that declares its main content (most, and the article
+// web's) then costs one render, not two (issue 19: the Full render was
+// about a third of pagetext's CPU).
+type fullText struct {
+	src  []byte // the page, valid UTF-8
+	text string
+	done bool
+}
+
+// render returns the Full text, rendered from doc, the page's pruned tree
+// not yet changed by the extractor, or, if doc is nil, from a new parse of
+// src (the same tree: the parse is deterministic).
+func (f *fullText) render(doc *html.Node) string {
+	if f.done {
+		return f.text
+	}
+	if doc == nil {
+		var ok bool
+		if doc, ok = parse(f.src); !ok {
+			return "" // cannot be: the page was parsed before
+		}
+		prune(doc)
+	}
+	f.text, f.done = renderNode(doc), true
+	return f.text
 }
 
 // mainContent returns the main content of doc, already pruned, rendered by
 // the block rules; false when no block of the page has enough text to be
 // scored. useHints says whether blocks are dropped for their class or id.
 // It modifies doc.
-func mainContent(doc *html.Node, useHints bool) (mainResult, bool) {
+func mainContent(doc *html.Node, useHints bool, full *fullText) (mainResult, bool) {
 	body := findBody(doc)
 	if body == nil {
 		return mainResult{}, false
 	}
-	d := dropBoilerplate(body, useHints)
+	d := measureBody(body, useHints)
+	if full != nil && len(d.mains) == 0 && d.articles != 1 {
+		// Nothing here can be declared main, so trusting the result will need the Full
+		// text: render it now, while the tree is still whole, rather than parse again.
+		full.render(doc)
+	}
+	d.walk(body, false)
 	s := &scorer{index: map[*html.Node]int{}}
 	s.element(body, &textStats{}, 0)
 	declared := d.declaredMain(body)
@@ -592,13 +627,13 @@ func isASCIILetter(c byte) bool {
 	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
 }
 
-// dropBoilerplate removes page furniture from the tree under body (step 1
-// in the file comment); useHints says whether class and id hints count.
-func dropBoilerplate(body *html.Node, useHints bool) *dropper {
+// measureBody returns the dropper of the tree under body, measured; its
+// walk then removes page furniture (step 1 in the file comment). useHints
+// says whether class and id hints count.
+func measureBody(body *html.Node, useHints bool) *dropper {
 	d := &dropper{useHints: useHints, info: map[*html.Node]subtreeInfo{}}
 	body0 := d.measure(body)
 	d.bodyChars, d.articles = body0.chars, body0.articles
-	d.walk(body, false)
 	return d
 }
 
