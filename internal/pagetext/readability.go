@@ -663,7 +663,7 @@ type dropper struct {
 	bodyChars int                        // the length of the page's text
 	articles  int                        // <article> elements not inside one
 	mains     []*html.Node               // <main>, role=main and articleBody elements
-	info      map[*html.Node]subtreeInfo // by element, measured once
+	info      map[*html.Node]subtreeInfo // by element that can be furniture (mayBeFurniture), measured once
 	layout    map[*html.Node]bool        // isLayoutTable, by table
 }
 
@@ -674,7 +674,7 @@ type subtreeInfo struct {
 	main     bool // a main element other than <article>, not inside one
 }
 
-// measure fills d.info for n and the elements under it, in one pass.
+// measure fills d.info for the elements under n, in one pass, and returns n's.
 func (d *dropper) measure(n *html.Node) subtreeInfo {
 	var in subtreeInfo
 	for c := n.FirstChild; c != nil; c = c.NextSibling {
@@ -686,6 +686,9 @@ func (d *dropper) measure(n *html.Node) subtreeInfo {
 				d.mains = append(d.mains, c) // in document order: the outermost first
 			}
 			ci := d.measure(c)
+			if mayBeFurniture(c) {
+				d.info[c] = ci
+			}
 			in.chars += ci.chars
 			if c.Namespace == "" && c.Data == "article" {
 				in.articles++ // what an article holds is its own
@@ -695,8 +698,14 @@ func (d *dropper) measure(n *html.Node) subtreeInfo {
 			in.main = in.main || ci.main || isMainElement(c)
 		}
 	}
-	d.info[n] = in
 	return in
+}
+
+// mayBeFurniture reports the elements whose info isFurniture can ask for: a boilerplate tag, a
+// header, or an element with attributes (a role, a class or an id). Only they are kept in
+// d.info: a map entry for every element was a third of measuring the page (issue 19).
+func mayBeFurniture(n *html.Node) bool {
+	return n.Namespace == "" && (len(n.Attr) > 0 || boilerplateTags[n.Data] || n.Data == "header")
 }
 
 // walk drops the furniture among the descendants of n; inContent says
@@ -778,7 +787,16 @@ func (d *dropper) isFurniture(n *html.Node, inContent bool) bool {
 	// An element holding most of the page's text is a wrapper, whatever its
 	// name: a <form> around the whole page (ASP.NET), a "for_sidebar"
 	// section, a header <div> left unclosed.
-	return 2*d.info[n].chars <= d.bodyChars
+	return 2*d.infoOf(n).chars <= d.bodyChars
+}
+
+// infoOf returns n's info, which measure kept if mayBeFurniture(n) holds, as it does for every
+// element isFurniture asks about; any other is measured on its own, without touching d.
+func (d *dropper) infoOf(n *html.Node) subtreeInfo {
+	if in, ok := d.info[n]; ok {
+		return in
+	}
+	return (&dropper{info: map[*html.Node]subtreeInfo{}}).measure(n)
 }
 
 // inDataTable reports whether n is a part of a data table (a row of class
@@ -810,7 +828,7 @@ func (d *dropper) inDataTable(n *html.Node) bool {
 // article, is under n: n is a layout wrapper ("has-sidebar"). A comments
 // section holds an article per comment.
 func (d *dropper) holdsMain(n *html.Node) bool {
-	in := d.info[n]
+	in := d.infoOf(n)
 	return in.main || in.articles == 1
 }
 
