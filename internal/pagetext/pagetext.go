@@ -144,8 +144,8 @@ func Extract(page []byte, pageURL string, mode Mode) (Text, error) {
 
 // ExtractTree is Extract for a page the caller has parsed already, so that one parse serves
 // everything read from the page (its links too): doc is what html.Parse returned for src, the page
-// as valid UTF-8 (as fetch decodes it). ExtractTree prunes doc in place, so read anything else from
-// the tree first. The Text's Alt may parse src again: src must not change while the Text is used. For src that is not valid UTF-8 it ignores doc and extracts as Extract does, from
+// as valid UTF-8 (as fetch decodes it). ExtractTree prunes doc in place and keeps counts in the
+// DataAtom of its text nodes, so read anything else from the tree first. The Text's Alt may parse src again: src must not change while the Text is used. For src that is not valid UTF-8 it ignores doc and extracts as Extract does, from
 // the repaired page. pageURL and the error are as for Extract.
 func ExtractTree(doc *html.Node, src []byte, pageURL string, mode Mode) (Text, error) {
 	if mode != Full && mode != Main {
