@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"golang.org/x/net/html"
 )
 
 // measureTextByRune is measureText as first written, a rune at a time: the reference the fast
@@ -57,6 +59,22 @@ func TestMeasureTextAgreesRuneByRune(t *testing.T) {
 	for _, s := range cases {
 		if got, want := measureText(s, 0.5), measureTextByRune(s, 0.5); got != want {
 			t.Fatalf("measureText(%q) = %+v, want %+v (valid UTF-8: %v)", s, got, want, utf8.ValidString(s))
+		}
+	}
+}
+
+// TestMeasureNodeKeepsTheCounts checks that a text node's counts read back from the node are the
+// ones measured, at other link weights too, including counts at and past what the node can hold.
+func TestMeasureNodeKeepsTheCounts(t *testing.T) {
+	cases := []string{"", " ", "plain words", "a, b, c", "日本、語，", strings.Repeat("x", measuredMaxC),
+		strings.Repeat("x", measuredMaxC+1), strings.Repeat(",", measuredMaxK), strings.Repeat(",", measuredMaxK+1),
+		strings.Repeat("word, ", 5000)}
+	for _, s := range cases {
+		n := &html.Node{Type: html.TextNode, Data: s}
+		for _, w := range []float64{0, 1, 0.3, 0} {
+			if got, want := measureNode(n, w), measureText(s, w); got != want {
+				t.Fatalf("measureNode(%.20q, %v) = %+v, want %+v", s, w, got, want)
+			}
 		}
 	}
 }

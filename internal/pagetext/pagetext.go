@@ -99,8 +99,10 @@ type Text struct {
 	Body string
 	// Mode is the mode actually used: Main may fall back to Full.
 	Mode Mode
-	// alt is the body in the other mode without the title block (see Alt).
-	alt string
+	// alt is the body in the other mode without the title block (see Alt);
+	// altSrc, when set, the page whose Full text it is, not yet rendered.
+	alt    string
+	altSrc []byte
 }
 
 // Alt returns the body in the other mode, where Extract computed it on the
@@ -109,12 +111,17 @@ type Text struct {
 // asked for). Change detection compares a new version with the previous
 // one in the same mode with it (issue 19: a page moving between fallback
 // and main looked 52-77 % changed). It is built only when asked for, which
-// is rare.
+// is rare; the Full text of a page whose Main text was trusted without it
+// is then rendered from a new parse of the page.
 func (t Text) Alt() string {
-	if t.alt == "" {
+	alt := t.alt
+	if t.altSrc != nil {
+		alt = (&fullText{src: t.altSrc}).render(nil)
+	}
+	if alt == "" {
 		return ""
 	}
-	return withTitle(t.Title, t.alt)
+	return withTitle(t.Title, alt)
 }
 
 // Extract returns the text of page, an HTML document. page should be the
@@ -137,8 +144,8 @@ func Extract(page []byte, pageURL string, mode Mode) (Text, error) {
 
 // ExtractTree is Extract for a page the caller has parsed already, so that one parse serves
 // everything read from the page (its links too): doc is what html.Parse returned for src, the page
-// as valid UTF-8 (as fetch decodes it). ExtractTree prunes doc in place, so read anything else from
-// the tree first. For src that is not valid UTF-8 it ignores doc and extracts as Extract does, from
+// as valid UTF-8 (as fetch decodes it). ExtractTree prunes doc in place and keeps counts in the
+// DataAtom of its text nodes, so read anything else from the tree first. The Text's Alt may parse src again: src must not change while the Text is used. For src that is not valid UTF-8 it ignores doc and extracts as Extract does, from
 // the repaired page. pageURL and the error are as for Extract.
 func ExtractTree(doc *html.Node, src []byte, pageURL string, mode Mode) (Text, error) {
 	if mode != Full && mode != Main {
@@ -154,22 +161,26 @@ func ExtractTree(doc *html.Node, src []byte, pageURL string, mode Mode) (Text, e
 func extractTree(doc *html.Node, src []byte, mode Mode) Text {
 	title := findTitle(doc)
 	prune(doc)
-	full := renderNode(doc)
-	if mode == Full {
+	if mode == Full || len(src) > MainMaxBytes {
+		full := renderNode(doc)
 		return Text{Title: title, Body: withTitle(title, full), Mode: Full}
 	}
-	if len(src) > MainMaxBytes {
-		return Text{Title: title, Body: withTitle(title, full), Mode: Full}
-	}
-	main, ok := extractMain(doc, src, full)
+	full := &fullText{src: src}
+	main, ok := extractMain(doc, full)
 	if !ok {
-		t := Text{Title: title, Body: withTitle(title, full), Mode: Full}
+		t := Text{Title: title, Body: withTitle(title, full.render(nil)), Mode: Full}
 		if strings.TrimSpace(main) != "" {
 			t.alt = main
 		}
 		return t
 	}
-	return Text{Title: title, Body: withTitle(title, main), Mode: Main, alt: full}
+	t := Text{Title: title, Body: withTitle(title, main), Mode: Main}
+	if full.done {
+		t.alt = full.text
+	} else {
+		t.altSrc = src
+	}
+	return t
 }
 
 // parse builds the document tree, html.Parse's (htmltree builds it with

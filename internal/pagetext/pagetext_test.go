@@ -3,6 +3,8 @@ package pagetext
 import (
 	"bytes"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -222,7 +224,8 @@ func TestTrusted(t *testing.T) {
 		{"under a quarter of full", mainResult{text: strings.Repeat("é", 249)}, 1000, false},
 		{"a quarter of full", mainResult{text: strings.Repeat("é", 250)}, 1000, true},
 	} {
-		if got := tt.m.trusted(tt.full); got != tt.want {
+		full := &fullText{text: strings.Repeat("x", tt.full), done: true}
+		if got := tt.m.trusted(full); got != tt.want {
 			t.Errorf("%s: trusted(%d runes of %d, declared %v) = %v, want %v", tt.name,
 				len([]rune(tt.m.text)), tt.full, tt.m.declared, got, tt.want)
 		}
@@ -244,7 +247,7 @@ func TestDeterminism(t *testing.T) {
 			for range 4 {
 				wg.Go(func() {
 					again, _ := Extract(bytes.Clone(page), "https://example.org/"+name, mode)
-					if again != first {
+					if again.Title != first.Title || again.Body != first.Body || again.Mode != first.Mode || again.Alt() != first.Alt() {
 						errs <- fmt.Sprintf("%s/%s: second extraction differs: %s", name, mode, firstDiff(first.Body, again.Body))
 					}
 				})
@@ -381,5 +384,41 @@ func TestAlt(t *testing.T) {
 		if txt.Mode != tt.wantMode || txt.Alt() != tt.wantAlt {
 			t.Errorf("%s: mode %s, Alt %q; want %s, %q", tt.name, txt.Mode, txt.Alt(), tt.wantMode, tt.wantAlt)
 		}
+	}
+}
+
+// TestAltIsTheFullText: where Main is trusted, Alt is the page's Full text, also where Main did not
+// need the Full text and Alt renders it from a new parse (issue 19).
+func TestAltIsTheFullText(t *testing.T) {
+	pages, _ := filepath.Glob(filepath.Join("testdata", "realpages", "*.html"))
+	for _, name := range fixtureNames {
+		pages = append(pages, filepath.Join("testdata", name+".html"))
+	}
+	lazy := 0
+	for _, p := range pages {
+		page, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := Extract(page, "", Main)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.Mode != Main {
+			continue
+		}
+		if m.altSrc != nil {
+			lazy++
+		}
+		f, err := Extract(page, "", Full)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := m.Alt(); got != f.Body {
+			t.Errorf("%s: Alt differs from the Full text: %s", p, firstDiff(f.Body, got))
+		}
+	}
+	if lazy == 0 {
+		t.Error("no page left its Full text to Alt: the test no longer covers it")
 	}
 }

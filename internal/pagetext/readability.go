@@ -45,6 +45,7 @@ import (
 	"unicode/utf8"
 
 	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
 )
 
 const (
@@ -115,26 +116,26 @@ var boilerplateRoles = map[string]bool{
 }
 
 // extractMain returns the main content of a page, rendered by the block
-// rules: src is the page, doc its pruned tree (which extractMain modifies),
-// full its Full text. It returns false when the page has no main content
+// rules: doc is the page's pruned tree (which extractMain modifies), full
+// its Full text, rendered when needed. It returns false when the page has no main content
 // (enough) to be trusted, and Extract then uses Full; the text is then the
 // main content it found but did not trust, "" if none. Like Readability, it
 // tries a second time without dropping blocks for their class or id when
 // the first try is not trusted: a layout class ("zen-one-sidebar-second")
 // can name a wrapper of the article.
-func extractMain(doc *html.Node, src []byte, full string) (string, bool) {
-	fullRunes := utf8.RuneCountInString(full)
-	first, ok := mainContent(doc, true)
-	if ok && first.trusted(fullRunes) {
+func extractMain(doc *html.Node, full *fullText) (string, bool) {
+	first, ok := mainContent(doc, true, full)
+	if ok && first.trusted(full) {
 		return first.text, true
 	}
-	doc, ok = parse(src)
+	doc, ok = parse(full.src)
 	if !ok {
 		return first.text, false
 	}
 	prune(doc)
-	m, ok := mainContent(doc, false)
-	if ok && m.trusted(fullRunes) {
+	full.render(doc) // if not yet rendered, from this tree before it changes, not from a third
+	m, ok := mainContent(doc, false, nil)
+	if ok && m.trusted(full) {
 		return m.text, true
 	}
 	if strings.TrimSpace(m.text) == "" {
@@ -154,26 +155,61 @@ type mainResult struct {
 
 // trusted reports whether a try's result is the page's main content rather
 // than a wrong pick: not empty, and inside the page's declared main element
-// or at least MainMinShare of the Full text (fullRunes runes). A page
+// or at least MainMinShare of the Full text. A page
 // whose declared main content is short (an API entry of one sentence beside
 // a navigation of hundreds of links) keeps that short text.
-func (m mainResult) trusted(fullRunes int) bool {
+func (m mainResult) trusted(full *fullText) bool {
 	if strings.TrimSpace(m.text) == "" {
 		return false
 	}
-	return m.declared || float64(utf8.RuneCountInString(m.text)) >= MainMinShare*float64(fullRunes)
+	return m.declared || float64(utf8.RuneCountInString(m.text)) >= MainMinShare*float64(utf8.RuneCountInString(full.render(nil)))
+}
+
+// fullText is the Full text of a page, rendered only when Main needs it: to
+// judge a result that is not inside a declared main element, or as the
+// fallback. A page that declares its main content (most, and the article
+// web's) then costs one render, not two (issue 19: the Full render was
+// about a third of pagetext's CPU).
+type fullText struct {
+	src  []byte // the page, valid UTF-8
+	text string
+	done bool
+}
+
+// render returns the Full text, rendered from doc, the page's pruned tree
+// not yet changed by the extractor, or, if doc is nil, from a new parse of
+// src (the same tree: the parse is deterministic).
+func (f *fullText) render(doc *html.Node) string {
+	if f.done {
+		return f.text
+	}
+	if doc == nil {
+		var ok bool
+		if doc, ok = parse(f.src); !ok {
+			return "" // cannot be: the page was parsed before
+		}
+		prune(doc)
+	}
+	f.text, f.done = renderNode(doc), true
+	return f.text
 }
 
 // mainContent returns the main content of doc, already pruned, rendered by
 // the block rules; false when no block of the page has enough text to be
 // scored. useHints says whether blocks are dropped for their class or id.
 // It modifies doc.
-func mainContent(doc *html.Node, useHints bool) (mainResult, bool) {
+func mainContent(doc *html.Node, useHints bool, full *fullText) (mainResult, bool) {
 	body := findBody(doc)
 	if body == nil {
 		return mainResult{}, false
 	}
-	d := dropBoilerplate(body, useHints)
+	d := measureBody(body, useHints)
+	if full != nil && len(d.mains) == 0 && d.articles != 1 {
+		// Nothing here can be declared main, so trusting the result will need the Full
+		// text: render it now, while the tree is still whole, rather than parse again.
+		full.render(doc)
+	}
+	d.walk(body, false)
 	s := &scorer{index: map[*html.Node]int{}}
 	s.element(body, &textStats{}, 0)
 	declared := d.declaredMain(body)
@@ -358,6 +394,33 @@ func measureText(s string, weight float64) textStats {
 	return t
 }
 
+// The counts of a text node are kept in its DataAtom, which the parser leaves 0 on text nodes and
+// nothing reads there, so that the dropper, the scorer and the cleaning measure each text node once
+// between them (issue 19: measureText ran three times over every text node, 3.3 % of a crawl's CPU;
+// html.Node has no other room, and a map by node costs what the count does). measuredFlag marks a
+// node measured; a node whose counts do not fit is measured every time.
+const (
+	measuredFlag   = 1 << 31
+	measuredChars  = 21 // bits of chars: 2 M runes, above MainMaxBytes
+	measuredCommas = 10 // bits of commas, above them
+	measuredMaxC   = 1<<measuredChars - 1
+	measuredMaxK   = 1<<measuredCommas - 1
+)
+
+// measureNode returns measureText(n.Data, weight) for a text node n, measuring it only the first
+// time. The link weight is not kept: it is weight times the characters.
+func measureNode(n *html.Node, weight float64) textStats {
+	if a := uint32(n.DataAtom); a&measuredFlag != 0 {
+		chars := int(a & measuredMaxC)
+		return textStats{chars: chars, commas: int(a >> measuredChars & measuredMaxK), link: weight * float64(chars)}
+	}
+	t := measureText(n.Data, weight)
+	if n.DataAtom == 0 && t.chars <= measuredMaxC && t.commas <= measuredMaxK {
+		n.DataAtom = atom.Atom(measuredFlag | uint32(t.commas)<<measuredChars | uint32(t.chars))
+	}
+	return t
+}
+
 // isComma reports the commas of the scripts Readability counts.
 func isComma(c rune) bool {
 	switch c {
@@ -379,7 +442,7 @@ func subtreeStats(n *html.Node, weight float64) textStats {
 	for c := n.FirstChild; c != nil; c = c.NextSibling {
 		switch c.Type {
 		case html.TextNode:
-			t.add(measureText(c.Data, weight))
+			t.add(measureNode(c, weight))
 		case html.ElementNode:
 			t.add(subtreeStats(c, childLinkWeight(c, weight)))
 		}
@@ -501,7 +564,7 @@ func isParagraph(n *html.Node) bool {
 	chars := 0
 	for c := n.FirstChild; c != nil; c = c.NextSibling {
 		if c.Type == html.TextNode {
-			chars += measureText(c.Data, 0).chars
+			chars += measureNode(c, 0).chars
 		}
 	}
 	return chars >= minUnitChars
@@ -564,13 +627,13 @@ func isASCIILetter(c byte) bool {
 	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
 }
 
-// dropBoilerplate removes page furniture from the tree under body (step 1
-// in the file comment); useHints says whether class and id hints count.
-func dropBoilerplate(body *html.Node, useHints bool) *dropper {
+// measureBody returns the dropper of the tree under body, measured; its
+// walk then removes page furniture (step 1 in the file comment). useHints
+// says whether class and id hints count.
+func measureBody(body *html.Node, useHints bool) *dropper {
 	d := &dropper{useHints: useHints, info: map[*html.Node]subtreeInfo{}}
 	body0 := d.measure(body)
 	d.bodyChars, d.articles = body0.chars, body0.articles
-	d.walk(body, false)
 	return d
 }
 
@@ -600,7 +663,7 @@ type dropper struct {
 	bodyChars int                        // the length of the page's text
 	articles  int                        // <article> elements not inside one
 	mains     []*html.Node               // <main>, role=main and articleBody elements
-	info      map[*html.Node]subtreeInfo // by element, measured once
+	info      map[*html.Node]subtreeInfo // by element that can be furniture (mayBeFurniture), measured once
 	layout    map[*html.Node]bool        // isLayoutTable, by table
 }
 
@@ -611,18 +674,21 @@ type subtreeInfo struct {
 	main     bool // a main element other than <article>, not inside one
 }
 
-// measure fills d.info for n and the elements under it, in one pass.
+// measure fills d.info for the elements under n, in one pass, and returns n's.
 func (d *dropper) measure(n *html.Node) subtreeInfo {
 	var in subtreeInfo
 	for c := n.FirstChild; c != nil; c = c.NextSibling {
 		switch c.Type {
 		case html.TextNode:
-			in.chars += measureText(c.Data, 0).chars
+			in.chars += measureNode(c, 0).chars
 		case html.ElementNode:
 			if c.Namespace == "" && c.Data != "article" && isMainElement(c) {
 				d.mains = append(d.mains, c) // in document order: the outermost first
 			}
 			ci := d.measure(c)
+			if mayBeFurniture(c) {
+				d.info[c] = ci
+			}
 			in.chars += ci.chars
 			if c.Namespace == "" && c.Data == "article" {
 				in.articles++ // what an article holds is its own
@@ -632,8 +698,14 @@ func (d *dropper) measure(n *html.Node) subtreeInfo {
 			in.main = in.main || ci.main || isMainElement(c)
 		}
 	}
-	d.info[n] = in
 	return in
+}
+
+// mayBeFurniture reports the elements whose info isFurniture can ask for: a boilerplate tag, a
+// header, or an element with attributes (a role, a class or an id). Only they are kept in
+// d.info: a map entry for every element was a third of measuring the page (issue 19).
+func mayBeFurniture(n *html.Node) bool {
+	return n.Namespace == "" && (len(n.Attr) > 0 || boilerplateTags[n.Data] || n.Data == "header")
 }
 
 // walk drops the furniture among the descendants of n; inContent says
@@ -715,7 +787,16 @@ func (d *dropper) isFurniture(n *html.Node, inContent bool) bool {
 	// An element holding most of the page's text is a wrapper, whatever its
 	// name: a <form> around the whole page (ASP.NET), a "for_sidebar"
 	// section, a header <div> left unclosed.
-	return 2*d.info[n].chars <= d.bodyChars
+	return 2*d.infoOf(n).chars <= d.bodyChars
+}
+
+// infoOf returns n's info, which measure kept if mayBeFurniture(n) holds, as it does for every
+// element isFurniture asks about; any other is measured on its own, without touching d.
+func (d *dropper) infoOf(n *html.Node) subtreeInfo {
+	if in, ok := d.info[n]; ok {
+		return in
+	}
+	return (&dropper{info: map[*html.Node]subtreeInfo{}}).measure(n)
 }
 
 // inDataTable reports whether n is a part of a data table (a row of class
@@ -747,7 +828,7 @@ func (d *dropper) inDataTable(n *html.Node) bool {
 // article, is under n: n is a layout wrapper ("has-sidebar"). A comments
 // section holds an article per comment.
 func (d *dropper) holdsMain(n *html.Node) bool {
-	in := d.info[n]
+	in := d.infoOf(n)
 	return in.main || in.articles == 1
 }
 
@@ -787,7 +868,7 @@ func (s *scorer) element(n *html.Node, own *textStats, weight float64) textStats
 	for c := n.FirstChild; c != nil; c = c.NextSibling {
 		switch c.Type {
 		case html.TextNode:
-			t := measureText(c.Data, weight)
+			t := measureNode(c, weight)
 			target.add(t)
 			total.add(t)
 		case html.ElementNode:
@@ -1113,7 +1194,7 @@ func cleanNode(n *html.Node, weight float64, removable bool, u *undo) (textStats
 		next := c.NextSibling
 		switch c.Type {
 		case html.TextNode:
-			ct := measureText(c.Data, weight)
+			ct := measureNode(c, weight)
 			t.add(ct)
 			if strings.TrimSpace(c.Data) != "" {
 				contentSince = true

@@ -202,13 +202,12 @@ func TestMainRetry(t *testing.T) {
 		"<aside>" + paras("ASIDE", 3) + "</aside><footer>" + paras("FOOTER", 3) + "</footer>")
 	doc, _ := parse(page)
 	prune(doc)
-	if m, ok := mainContent(doc, true); ok {
+	if m, ok := mainContent(doc, true, nil); ok {
 		t.Fatalf("first try found %q; the test no longer covers the second", m.text)
 	}
 	doc, _ = parse(page)
 	prune(doc)
-	full := renderNode(doc)
-	main, ok := extractMain(doc, page, full)
+	main, ok := extractMain(doc, &fullText{src: page})
 	if !ok || !strings.HasPrefix(main, "ARTICLE paragraph a") || strings.Contains(main, "ASIDE") {
 		t.Errorf("extractMain = %q, %v", main, ok)
 	}

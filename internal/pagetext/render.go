@@ -114,15 +114,15 @@ type renderer struct {
 	// text is not copied again to join blocks and lines (copies were a third of what extraction
 	// allocated, and allocation is what makes the collector run).
 	out       []byte
-	pooled    *[]byte  // where out came from (newRenderer), nil if not pooled
-	lines     []string // finished lines of the current block
-	line      []byte   // the current line, whitespace already collapsed
-	space     bool     // a space is due before the next character of line
-	afterBR   bool     // the last thing in this block was a <br> ending a line
-	listDepth int      // >0 inside a list: blocks become lines
-	flat      bool     // inside a table cell: every break is a space
-	preFrom   int      // token mode: index in lines of the open <pre>'s first line
-	linkEnd   int      // len(line) when the last <a> ended, -1 if none on this line
+	pooled    *[]byte // where out came from (newRenderer), nil if not pooled
+	starts    []int   // where each finished line of the current block starts in out
+	line      []byte  // the current line, whitespace already collapsed
+	space     bool    // a space is due before the next character of line
+	afterBR   bool    // the last thing in this block was a <br> ending a line
+	listDepth int     // >0 inside a list: blocks become lines
+	flat      bool    // inside a table cell: every break is a space
+	preFrom   int     // token mode: index in lines of the open <pre>'s first line
+	linkEnd   int     // len(line) when the last <a> ended, -1 if none on this line
 	// afterInline: an inline element ended and nothing was written since;
 	// joinCheck: an inline element started right after one (see inlineStart).
 	afterInline, joinCheck bool
@@ -300,7 +300,7 @@ func (r *renderer) lineBreak() {
 		r.line = r.line[:len(r.line)-1]
 	}
 	if len(r.line) > 0 {
-		r.lines = append(r.lines, string(r.line))
+		r.addToBlock(r.line)
 		r.line = r.line[:0]
 	}
 	r.linkEnd = -1
@@ -309,21 +309,53 @@ func (r *renderer) lineBreak() {
 	r.afterInline, r.joinCheck = false, false
 }
 
+// addToBlock writes a finished line (not empty) of the current block to out: a line of a block is
+// written where the block's text goes, not kept as a string of its own (issue 19: a string per
+// line was the most frequent allocation of pagetext).
+func addToBlock[T string | []byte](r *renderer, l T) {
+	switch {
+	case len(r.starts) > 0:
+		r.out = append(r.out, '\n')
+	case len(r.out) > 0:
+		r.out = append(r.out, "\n\n"...)
+	}
+	r.starts = append(r.starts, len(r.out))
+	r.out = append(r.out, l...)
+}
+
+func (r *renderer) addToBlock(l []byte) { addToBlock(r, l) }
+
+// dedentFrom removes the indentation common to the lines of the current block from its line
+// from on (a <pre>'s lines).
+func (r *renderer) dedentFrom(from int) {
+	if from >= len(r.starts) {
+		return
+	}
+	lines := make([]string, 0, len(r.starts)-from)
+	for i := from; i < len(r.starts); i++ {
+		end := len(r.out)
+		if i+1 < len(r.starts) {
+			end = r.starts[i+1] - 1
+		}
+		lines = append(lines, string(r.out[r.starts[i]:end]))
+	}
+	dedent(lines)
+	cut := r.starts[from]
+	if from > 0 {
+		cut-- // the newline before the line
+	} else if cut >= 2 {
+		cut -= 2 // the blank line before the block
+	}
+	r.out, r.starts = r.out[:cut], r.starts[:from]
+	for _, l := range lines {
+		addToBlock(r, l)
+	}
+}
+
 // endBlock ends the current block (a no-op on an empty block).
 func (r *renderer) endBlock() {
 	r.lineBreak()
-	if len(r.lines) > 0 {
-		if len(r.out) > 0 {
-			r.out = append(r.out, "\n\n"...)
-		}
-		for i, l := range r.lines {
-			if i > 0 {
-				r.out = append(r.out, '\n')
-			}
-			r.out = append(r.out, l...)
-		}
-		r.lines = r.lines[:0]
-	}
+	r.starts = r.starts[:0]
 }
 
 // blockBreak is what a block element does at its edges: a new block, or a
@@ -361,15 +393,18 @@ func (r *renderer) pre(n *html.Node) {
 	var raw strings.Builder
 	collectPre(n, &raw)
 	r.blockBreak()
-	from := len(r.lines)
+	var lines []string
 	s := strings.ReplaceAll(raw.String(), "\r\n", "\n")
 	s = strings.ReplaceAll(s, "\r", "\n")
 	for l := range strings.SplitSeq(s, "\n") {
 		if l = preLine(l); l != "" {
-			r.lines = append(r.lines, l)
+			lines = append(lines, l)
 		}
 	}
-	dedent(r.lines[from:])
+	dedent(lines)
+	for _, l := range lines {
+		addToBlock(r, l)
+	}
 	r.blockBreak()
 }
 
@@ -466,7 +501,7 @@ func (r *renderer) dataTable(n *html.Node) {
 func (r *renderer) addLine(l string) {
 	r.lineBreak()
 	if l != "" {
-		r.lines = append(r.lines, l)
+		addToBlock(r, l)
 	}
 }
 

@@ -100,7 +100,7 @@ func (r *renderer) tokenStart(name string, pre *int) {
 		r.blockBreak()
 	case preElements[name]:
 		r.blockBreak()
-		r.preFrom = len(r.lines)
+		r.preFrom = len(r.starts)
 		*pre++
 	case name == "a":
 		if len(r.line) > 0 && r.linkEnd == len(r.line) {
@@ -125,8 +125,8 @@ func (r *renderer) tokenEnd(name string, pre *int) {
 		if *pre > 0 {
 			*pre--
 			r.lineBreak()
-			if r.preFrom <= len(r.lines) {
-				dedent(r.lines[r.preFrom:])
+			if r.preFrom <= len(r.starts) {
+				r.dedentFrom(r.preFrom)
 			}
 		}
 		r.blockBreak()
