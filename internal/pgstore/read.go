@@ -187,55 +187,26 @@ func (db *DB) DomainTraps(ctx context.Context, domain string, limit int) ([]stor
 // Tree lists the children of the URL directory prefix (a URL ending in '/') whose names sort after
 // after, up to limit, with one index seek per child: store.DB.Tree.
 func (db *DB) Tree(ctx context.Context, prefix, after string, limit int) ([]store.TreeEntry, error) {
-	if !strings.HasSuffix(prefix, "/") {
-		return nil, fmt.Errorf("tree of %s: the prefix must end in '/'", prefix)
-	}
-	end := prefix[:len(prefix)-1] + "0" // '0' follows '/': the first string past the subtree
-	lower, inclusive := prefix, false
-	if after != "" {
-		lower = prefix + after
-		if strings.HasSuffix(after, "/") {
-			lower, inclusive = prefix+after[:len(after)-1]+"0", true
-		}
-	}
-	const past = `SELECT id, url FROM urls WHERE url > $1 AND url < $2 ORDER BY url LIMIT 1`
-	const from = `SELECT id, url FROM urls WHERE url >= $1 AND url < $2 ORDER BY url LIMIT 1`
-	var out []store.TreeEntry
-	for len(out) < limit {
-		var id int64
-		var u string
-		next := past
-		if inclusive {
-			next = from
-		}
-		err := db.pool.QueryRow(ctx, next, lower, end).Scan(&id, &u)
-		if notFound(err) {
-			break
-		}
-		if err != nil {
-			return nil, fmt.Errorf("tree of %s: %w", prefix, err)
-		}
-		rest := u[len(prefix):]
-		e := store.TreeEntry{Name: rest}
-		if i := strings.IndexByte(rest, '/'); i >= 0 {
-			e.Name, e.Dir = rest[:i+1], true
-		}
-		e.URL = prefix + e.Name
-		switch {
-		case !e.Dir:
-			e.URLID = id
-			lower, inclusive = e.URL, false
-		default:
-			if u == e.URL {
-				e.URLID = id
-			} else if err := db.pool.QueryRow(ctx, `SELECT id FROM urls WHERE url = $1`, e.URL).Scan(&e.URLID); err != nil && !notFound(err) {
-				return nil, fmt.Errorf("tree of %s: %w", prefix, err)
+	return store.WalkTree(prefix, after, limit, store.TreeLookups{
+		Next: func(lower, end string, inclusive bool) (id int64, url string, err error) {
+			q := `SELECT id, url FROM urls WHERE url > $1 AND url < $2 ORDER BY url LIMIT 1`
+			if inclusive {
+				q = `SELECT id, url FROM urls WHERE url >= $1 AND url < $2 ORDER BY url LIMIT 1`
 			}
-			lower, inclusive = e.URL[:len(e.URL)-1]+"0", true
-		}
-		out = append(out, e)
-	}
-	return out, nil
+			err = db.pool.QueryRow(ctx, q, lower, end).Scan(&id, &url)
+			if notFound(err) {
+				err = store.ErrNotFound
+			}
+			return id, url, err
+		},
+		ID: func(url string) (id int64, err error) {
+			err = db.pool.QueryRow(ctx, `SELECT id FROM urls WHERE url = $1`, url).Scan(&id)
+			if notFound(err) {
+				err = store.ErrNotFound
+			}
+			return id, err
+		},
+	})
 }
 
 // URLID returns the id of url (normalised), or an error wrapping store.ErrNotFound.

@@ -181,19 +181,6 @@ type TreeEntry struct {
 // url index with one seek per child (a loose index scan), so its cost does not grow with the size
 // of the subtrees.
 func (db *DB) Tree(ctx context.Context, prefix, after string, limit int) ([]TreeEntry, error) {
-	if !strings.HasSuffix(prefix, "/") {
-		return nil, fmt.Errorf("tree of %s: the prefix must end in '/'", prefix)
-	}
-	end := prefix[:len(prefix)-1] + "0" // '0' follows '/': the first string past the subtree
-	// The next child is the first URL past lower: strictly past it after a page, at or past it after
-	// a directory, whose bound is the first string past the directory's subtree.
-	lower, inclusive := prefix, false
-	if after != "" {
-		lower = prefix + after
-		if strings.HasSuffix(after, "/") {
-			lower, inclusive = prefix+after[:len(after)-1]+"0", true
-		}
-	}
 	past, err := db.sql.PrepareContext(ctx, `SELECT id, url FROM urls WHERE url > ? AND url < ? ORDER BY url LIMIT 1`)
 	if err != nil {
 		return nil, fmt.Errorf("tree of %s: %w", prefix, err)
@@ -209,16 +196,57 @@ func (db *DB) Tree(ctx context.Context, prefix, after string, limit int) ([]Tree
 		return nil, fmt.Errorf("tree of %s: %w", prefix, err)
 	}
 	defer exact.Close()
+	return WalkTree(prefix, after, limit, TreeLookups{
+		Next: func(lower, end string, inclusive bool) (id int64, url string, err error) {
+			next := past
+			if inclusive {
+				next = from
+			}
+			err = next.QueryRowContext(ctx, lower, end).Scan(&id, &url)
+			if errors.Is(err, sql.ErrNoRows) {
+				err = ErrNotFound
+			}
+			return id, url, err
+		},
+		ID: func(url string) (id int64, err error) {
+			err = exact.QueryRowContext(ctx, url).Scan(&id)
+			if errors.Is(err, sql.ErrNoRows) {
+				err = ErrNotFound
+			}
+			return id, err
+		},
+	})
+}
+
+// TreeLookups are the two index reads of WalkTree, in a backend's SQL. Each returns an error
+// wrapping ErrNotFound when no row answers.
+type TreeLookups struct {
+	// Next returns the first URL past lower (at or past it when inclusive) and before end.
+	Next func(lower, end string, inclusive bool) (id int64, url string, err error)
+	// ID returns the id of exactly url.
+	ID func(url string) (int64, error)
+}
+
+// WalkTree is Tree over any backend's lookups: the walk and the bounds are the same in SQLite and
+// PostgreSQL, only the SQL differs.
+func WalkTree(prefix, after string, limit int, look TreeLookups) ([]TreeEntry, error) {
+	if !strings.HasSuffix(prefix, "/") {
+		return nil, fmt.Errorf("tree of %s: the prefix must end in '/'", prefix)
+	}
+	end := prefix[:len(prefix)-1] + "0" // '0' follows '/': the first string past the subtree
+	// The next child is the first URL past lower: strictly past it after a page, at or past it after
+	// a directory, whose bound is the first string past the directory's subtree.
+	lower, inclusive := prefix, false
+	if after != "" {
+		lower = prefix + after
+		if strings.HasSuffix(after, "/") {
+			lower, inclusive = prefix+after[:len(after)-1]+"0", true
+		}
+	}
 	var out []TreeEntry
 	for len(out) < limit {
-		var id int64
-		var u string
-		next := past
-		if inclusive {
-			next = from
-		}
-		err := next.QueryRowContext(ctx, lower, end).Scan(&id, &u)
-		if errors.Is(err, sql.ErrNoRows) {
+		id, u, err := look.Next(lower, end, inclusive)
+		if errors.Is(err, ErrNotFound) {
 			break
 		}
 		if err != nil {
@@ -237,7 +265,7 @@ func (db *DB) Tree(ctx context.Context, prefix, after string, limit int) ([]Tree
 		default:
 			if u == e.URL {
 				e.URLID = id
-			} else if err := exact.QueryRowContext(ctx, e.URL).Scan(&e.URLID); err != nil && !errors.Is(err, sql.ErrNoRows) {
+			} else if e.URLID, err = look.ID(e.URL); err != nil && !errors.Is(err, ErrNotFound) {
 				return nil, fmt.Errorf("tree of %s: %w", prefix, err)
 			}
 			lower, inclusive = e.URL[:len(e.URL)-1]+"0", true
