@@ -144,59 +144,11 @@ func Warcinfo(filename string, date time.Time, info [][2]string) (Record, error)
 	}, date, b.Bytes())
 }
 
-// Request builds the request record of x; concurrentTo is the record ID of its response.
-func Request(x Exchange, concurrentTo string) (Record, error) {
-	return build(gowarc.Request, [][2]string{
-		{gowarc.WarcTargetURI, x.URL},
-		{gowarc.ContentType, "application/http;msgtype=request"},
-		{gowarc.WarcIPAddress, x.IP},
-		{gowarc.WarcConcurrentTo, concurrentTo},
-	}, x.Date, x.Request)
-}
-
-// Response builds the response record of x.
-func Response(x Exchange) (Record, error) {
-	block, err := responseBlock(x)
-	if err != nil {
-		return Record{}, err
-	}
-	return build(gowarc.Response, [][2]string{
-		{gowarc.WarcTargetURI, x.URL},
-		{gowarc.ContentType, "application/http;msgtype=response"},
-		{gowarc.WarcIPAddress, x.IP},
-		{gowarc.WarcTruncated, x.Truncated},
-	}, x.Date, block)
-}
-
 // Ref names the earlier capture a revisit refers to.
 type Ref struct {
 	ID   string    // its WARC-Record-ID, "" if not known
 	URL  string    // its WARC-Target-URI
 	Date time.Time // its WARC-Date
-}
-
-// Revisit builds a revisit record of x against the earlier capture ref: profile ProfileIdentical
-// when x's payload has the digest of ref's (the payload is left out), ProfileNotModified for a
-// 304. The record keeps x's HTTP head.
-func Revisit(x Exchange, profile string, ref Ref) (Record, error) {
-	full, err := Response(x)
-	if err != nil {
-		return Record{}, err
-	}
-	defer full.Close()
-	rv, err := full.ToRevisitRecord(&gowarc.RevisitRef{
-		Profile:        profile,
-		TargetRecordId: strings.Trim(ref.ID, "<>"),
-		TargetUri:      ref.URL,
-		TargetDate:     ref.Date.UTC().Format(time.RFC3339Nano),
-	})
-	if err != nil {
-		return Record{}, fmt.Errorf("warc: revisit of %s: %w", x.URL, err)
-	}
-	if profile == ProfileNotModified {
-		rv.WarcHeader().Delete(gowarc.WarcPayloadDigest) // a 304 has no payload to digest
-	}
-	return Record{rv}, nil
 }
 
 // Resource builds a resource record: a body whose HTTP head was never kept (versions archived
@@ -238,20 +190,12 @@ func writeField(b *bytes.Buffer, name, value string) {
 	b.WriteString("\r\n")
 }
 
-// responseBlock is the response head followed by the payload as strata keeps it. The head is the
-// one received, but where the stored payload is not the bytes that crossed the wire — decoded from
-// a Content-Encoding, cut at the cap, or not read — the fields that describe the wire's bytes
-// would make a reader misread the payload (gunzip plain text, wait for bytes that are not there):
-// they are renamed X-Strata-Orig-…, and Content-Length gives the stored length.
-func responseBlock(x Exchange) ([]byte, error) {
-	head, err := responseBlockHead(x)
-	if err != nil {
-		return nil, err
-	}
-	return append(head, x.Body...), nil
-}
-
-// responseBlockHead is the head of responseBlock, with its empty line.
+// responseBlockHead is the head of a response record's block, which the payload as strata keeps
+// it follows. The head is the one received, but where the stored payload is not the bytes that
+// crossed the wire — decoded from a Content-Encoding, cut at the cap, or not read — the fields that
+// describe the wire's bytes would make a reader misread the payload (gunzip plain text, wait for
+// bytes that are not there): they are renamed X-Strata-Orig-…, and Content-Length gives the stored
+// length.
 func responseBlockHead(x Exchange) ([]byte, error) {
 	head := x.Response
 	if len(head) == 0 {
