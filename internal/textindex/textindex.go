@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/strata-crawler/strata/archive"
+	"github.com/strata-crawler/strata/internal/crashpoint"
 	"github.com/strata-crawler/strata/internal/store"
 )
 
@@ -142,6 +143,7 @@ func index(ctx context.Context, db Store, arch Archive, st *Stats) error {
 			docs = append(docs, d)
 			st.Bytes += int64(len(d.Text))
 		}
+		crashpoint.Hit("indexing") // a batch read from the archive, not committed
 		if err := db.IndexTexts(ctx, docs, upto); err != nil {
 			return err
 		}
