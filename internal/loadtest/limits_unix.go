@@ -7,6 +7,7 @@ import (
 	"os"
 	"runtime"
 	"syscall"
+	"time"
 )
 
 // raiseNoFile raises the open-file limit to at least need, for this process and the crawlers it
@@ -38,4 +39,13 @@ func peakRSS(ps *os.ProcessState) int64 {
 		return int64(ru.Maxrss)
 	}
 	return int64(ru.Maxrss) << 10
+}
+
+// selfCPU is the CPU time (user and system) this process has used so far; 0 if unknown.
+func selfCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

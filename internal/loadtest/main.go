@@ -161,6 +161,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		o.hosts, o.pages, o.hosts*o.pages, shape, o.depth, o.workers, o.delay, o.maxDuration, o.hints)
 	for _, name := range strings.Split(o.crawlers, ",") {
 		ls.Reset()
+		webBefore := selfCPU()
 		var m *measurement
 		switch name = strings.TrimSpace(name); name {
 		case "strata":
@@ -174,6 +175,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		m.served = ls.Stats()
+		m.webCPU = selfCPU() - webBefore
 		m.print(stdout, o)
 		if err := m.check(o); err != nil {
 			return err
@@ -188,8 +190,9 @@ type measurement struct {
 	wall   time.Duration // the crawler's process, start to exit
 	usage  usage
 	served testweb.LoadStats
-	urls   int    // URLs in strata's table afterwards (the frontier); 0 for colly
-	note   string // the crawler's own summary
+	urls   int           // URLs in strata's table afterwards (the frontier); 0 for colly
+	webCPU time.Duration // this process's CPU during the run: the test web serving the crawler
+	note   string        // the crawler's own summary
 }
 
 func (m *measurement) print(w io.Writer, o options) {
@@ -211,6 +214,13 @@ func (m *measurement) print(w io.Writer, o options) {
 	}
 	fmt.Fprintf(w, "%s: CPU %.2f s per 1,000 pages (user %v, sys %v), peak RSS %s\n",
 		m.name, (user+sys).Seconds()/pages*1000, user.Round(time.Millisecond), sys.Round(time.Millisecond), rss)
+	if m.webCPU > 0 {
+		// The crawler and the web share this machine's cores: at these CPU costs per page, no
+		// crawler can go faster than the cores divided by the two together.
+		perPage := (user + sys + m.webCPU).Seconds() / pages
+		fmt.Fprintf(w, "%s: the test web's CPU %.2f s per 1,000 pages; crawler and web together allow at most %.0f pages/s on %d cores\n",
+			m.name, m.webCPU.Seconds()/pages*1000, float64(runtime.NumCPU())/perPage, runtime.NumCPU())
+	}
 	if o.delay > 0 {
 		bound := float64(o.hosts) / o.delay.Seconds()
 		fmt.Fprintf(w, "%s: %.1f %% of the politeness bound (%d hosts / %v = %.0f pages/s)\n",

@@ -2,10 +2,13 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/strata-crawler/strata/internal/testweb"
 )
@@ -78,5 +81,22 @@ func TestCheck(t *testing.T) {
 				t.Errorf("check = %v, want an error with %q", err, tt.want)
 			}
 		})
+	}
+}
+
+func TestPrintBoundsTheRateByTheCores(t *testing.T) {
+	start := time.Unix(0, 0)
+	m := &measurement{name: "x", wall: 2 * time.Second, usage: usage{user: 1500 * time.Millisecond, sys: 500 * time.Millisecond},
+		served: testweb.LoadStats{Pages: 1000, First: start, Last: start.Add(2 * time.Second)}, webCPU: 500 * time.Millisecond}
+	var out bytes.Buffer
+	m.print(&out, options{})
+	// 2.5 CPU seconds per 1,000 pages, crawler and web together: the cores allow 400 pages/s each.
+	want := fmt.Sprintf("x: the test web's CPU 0.50 s per 1,000 pages; crawler and web together allow at most %d pages/s on %d cores",
+		400*runtime.NumCPU(), runtime.NumCPU())
+	if !strings.Contains(out.String(), want) {
+		t.Errorf("print wrote\n%s\nwant a line %q", out.String(), want)
+	}
+	if !strings.Contains(out.String(), "x: CPU 2.00 s per 1,000 pages") {
+		t.Errorf("print wrote\n%s\nwant the crawler's CPU per 1,000 pages", out.String())
 	}
 }
