@@ -60,7 +60,7 @@ func TestRunIntoPostgres(t *testing.T) {
 	if state, err := db.TextIndexState(t.Context()); err != nil || state.RunUpto != runs[0].ID {
 		t.Errorf("text index state = %+v, %v; want both runs summarised", state, err)
 	}
-	if hits, err := db.SearchText(t.Context(), store.TextQuery{Match: `("a")`, Limit: 5}); err != nil || len(hits) == 0 {
+	if hits, err := db.SearchText(t.Context(), store.TextQuery{Match: store.TextMatch{All: [][]store.SearchTerm{{{Text: "a"}}}}, Limit: 5}); err != nil || len(hits) == 0 {
 		t.Errorf("search for a word of /a = %+v, %v; want its version", hits, err)
 	}
 

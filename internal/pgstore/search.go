@@ -2,7 +2,6 @@ package pgstore
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -12,10 +11,9 @@ import (
 	"github.com/strata-crawler/strata/internal/store"
 )
 
-// Full-text search for strata serve, on version_text's tsvector (migration 0006). serve hands the
-// SQLite store an FTS5 query (serve.ftsQuery: quoted terms, "term"* for a prefix, AND, OR, NOT,
-// parentheses); tsQuery turns that into a tsquery expression built from PostgreSQL's own parsing
-// of each term, so both backends take the same queries. The differences, for docs/schema.md:
+// Full-text search for strata serve, on version_text's tsvector (migration 0006). serve hands
+// both backends the same store.TextMatch; tsQuery writes it as a tsquery expression built from
+// PostgreSQL's own parsing of each term. The differences from SQLite's FTS5, for docs/schema.md:
 //   - rank: ts_rank with the title (weight A) five times the text (weight B), negated so that
 //     lower is better as with bm25, whose numbers it does not share; ties by fetch id as in SQLite;
 //   - snippet: ts_headline's fragment of about 24 words around the match, where FTS5 cuts 24 tokens;
@@ -27,11 +25,11 @@ const score = `(-ts_rank('{0, 0, 0.2, 1.0}', v.tsv, q.q))::double precision`
 // SearchText returns up to limit versions matching q, the best first, ties by fetch id, from the
 // cursor q.After; snippets are cut only for the versions it returns.
 func (db *DB) SearchText(ctx context.Context, q store.TextQuery) ([]store.TextHit, error) {
-	op := fmt.Sprintf("search the text for %q", q.Match)
-	expr, args, err := tsQuery(q.Match)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w: %v", op, store.ErrBadQuery, err)
+	if len(q.Match.All) == 0 {
+		return nil, fmt.Errorf("search the text: %w: no word to look for", store.ErrBadQuery)
 	}
+	op := fmt.Sprintf("search the text for %s", q.Match)
+	expr, args := tsQuery(q.Match)
 	where := `v.tsv @@ q.q`
 	if q.After != nil {
 		n := len(args)
@@ -64,7 +62,7 @@ func (db *DB) SearchText(ctx context.Context, q store.TextQuery) ([]store.TextHi
 	for i, h := range out {
 		at[h.FetchID], ids[i] = i, h.FetchID
 	}
-	_, args, _ = tsQuery(q.Match)
+	_, args = tsQuery(q.Match)
 	headline := fmt.Sprintf(`ts_headline('simple', v.text, q.q, 'StartSel="%s", StopSel="%s", MaxWords=24, MinWords=12, ShortWord=0, MaxFragments=1, FragmentDelimiter=…')`,
 		store.SnippetOpen, store.SnippetClose)
 	rows, err = db.pool.Query(ctx, `WITH q AS (SELECT `+expr+` AS q)
@@ -111,131 +109,33 @@ func (db *DB) IndexCoverage(ctx context.Context) (upto, newest int64, err error)
 	return upto, newest, nil
 }
 
-// tsQuery turns an FTS5 query of serve.ftsQuery's form into a tsquery expression and its
-// arguments: each quoted term is phraseto_tsquery of its text (PostgreSQL's parser splits it as it
-// split the indexed text), a prefix term to_tsquery of its one word with :*, joined by && (AND, and
-// two terms side by side), || (OR) and && !! (NOT), in FTS5's precedence: NOT binds closest, then
-// AND, then OR.
-func tsQuery(match string) (string, []any, error) {
-	p := &tsParser{in: match}
-	expr, err := p.or()
-	if err != nil {
-		return "", nil, err
-	}
-	if p.skip(); p.pos < len(p.in) {
-		return "", nil, fmt.Errorf("unexpected %q", p.in[p.pos:])
-	}
-	return expr, p.args, nil
-}
-
-type tsParser struct {
-	in   string
-	pos  int
-	args []any
-}
-
-func (p *tsParser) skip() {
-	for p.pos < len(p.in) && p.in[p.pos] == ' ' {
-		p.pos++
-	}
-}
-
-// keyword consumes the operator kw if it comes next.
-func (p *tsParser) keyword(kw string) bool {
-	p.skip()
-	if strings.HasPrefix(p.in[p.pos:], kw) {
-		end := p.pos + len(kw)
-		if end == len(p.in) || p.in[end] == ' ' || p.in[end] == '(' || p.in[end] == '"' {
-			p.pos = end
-			return true
+// tsQuery writes m as a tsquery expression and its arguments: each term is phraseto_tsquery of
+// its text (PostgreSQL's parser splits it as it split the indexed text), a prefix term to_tsquery
+// of its one word with :*; a group's terms are joined by || and the groups by &&, and each Not
+// term is joined by && !!.
+func tsQuery(m store.TextMatch) (string, []any) {
+	var args []any
+	term := func(t store.SearchTerm) string {
+		if t.Prefix {
+			// The word as one tsquery lexeme, quoted: its own punctuation cannot be an operator.
+			word := strings.NewReplacer(`\`, `\\`, `'`, `''`).Replace(strings.ToLower(t.Text))
+			args = append(args, "'"+word+"':*")
+			return fmt.Sprintf("to_tsquery('simple', $%d)", len(args))
 		}
+		args = append(args, t.Text)
+		return fmt.Sprintf("phraseto_tsquery('simple', $%d)", len(args))
 	}
-	return false
-}
-
-func (p *tsParser) or() (string, error) {
-	left, err := p.and()
-	for err == nil && p.keyword("OR") {
-		var right string
-		if right, err = p.and(); err == nil {
-			left = "(" + left + " || " + right + ")"
+	var all []string
+	for _, group := range m.All {
+		var either []string
+		for _, t := range group {
+			either = append(either, term(t))
 		}
+		all = append(all, "("+strings.Join(either, " || ")+")")
 	}
-	return left, err
-}
-
-func (p *tsParser) and() (string, error) {
-	left, err := p.not()
-	for err == nil {
-		p.skip()
-		if p.pos == len(p.in) || p.in[p.pos] == ')' || strings.HasPrefix(p.in[p.pos:], "OR ") {
-			return left, nil
-		}
-		p.keyword("AND")
-		var right string
-		if right, err = p.not(); err == nil {
-			left = "(" + left + " && " + right + ")"
-		}
+	expr := strings.Join(all, " && ")
+	for _, t := range m.Not {
+		expr += " && !!" + term(t)
 	}
-	return left, err
-}
-
-func (p *tsParser) not() (string, error) {
-	left, err := p.term()
-	for err == nil && p.keyword("NOT") {
-		var right string
-		if right, err = p.term(); err == nil {
-			left = "(" + left + " && !!" + right + ")"
-		}
-	}
-	return left, err
-}
-
-func (p *tsParser) term() (string, error) {
-	p.skip()
-	if p.pos == len(p.in) {
-		return "", errors.New("a term is missing")
-	}
-	if p.in[p.pos] == '(' {
-		p.pos++
-		e, err := p.or()
-		if err != nil {
-			return "", err
-		}
-		if p.skip(); p.pos == len(p.in) || p.in[p.pos] != ')' {
-			return "", errors.New("a parenthesis is not closed")
-		}
-		p.pos++
-		return e, nil
-	}
-	if p.in[p.pos] != '"' {
-		return "", fmt.Errorf("unquoted term at %q", p.in[p.pos:])
-	}
-	var b strings.Builder
-	for p.pos++; ; p.pos++ {
-		if p.pos == len(p.in) {
-			return "", errors.New("a quote is not closed")
-		}
-		c := p.in[p.pos]
-		if c == '"' {
-			if p.pos+1 < len(p.in) && p.in[p.pos+1] == '"' {
-				b.WriteByte('"')
-				p.pos++
-				continue
-			}
-			p.pos++
-			break
-		}
-		b.WriteByte(c)
-	}
-	if p.pos < len(p.in) && p.in[p.pos] == '*' {
-		p.pos++
-		// The term as one tsquery lexeme, quoted: its own punctuation cannot be an operator.
-		word := strings.ToLower(b.String())
-		word = strings.NewReplacer(`\`, `\\`, `'`, `''`).Replace(word)
-		p.args = append(p.args, "'"+word+"':*")
-		return fmt.Sprintf("to_tsquery('simple', $%d)", len(p.args)), nil
-	}
-	p.args = append(p.args, b.String())
-	return fmt.Sprintf("phraseto_tsquery('simple', $%d)", len(p.args)), nil
+	return expr, args
 }

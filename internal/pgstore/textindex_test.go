@@ -99,7 +99,7 @@ func TestFleetIndex(t *testing.T) {
 		t.Errorf("single process: PendingVersions = %+v, %v; want none of the fleet's", pending, err)
 	}
 	for _, word := range []string{"tram", "ferry"} {
-		if hits, err := single.SearchText(ctx, store.TextQuery{Match: `("` + word + `")`, Limit: 10}); err != nil || len(hits) != 1 {
+		if hits, err := single.SearchText(ctx, store.TextQuery{Match: store.TextMatch{All: [][]store.SearchTerm{{{Text: word}}}}, Limit: 10}); err != nil || len(hits) != 1 {
 			t.Errorf("SearchText(%s) = %+v, %v; want one hit", word, hits, err)
 		}
 	}
@@ -118,7 +118,7 @@ func TestFleetIndex(t *testing.T) {
 	if st, err := textindex.Index(ctx, dbA2, rootA); err != nil || st.Versions != 1 {
 		t.Errorf("a's successor: Index = %+v, %v; want the version a left", st, err)
 	}
-	if hits, err := single.SearchText(ctx, store.TextQuery{Match: `("funicular")`, Limit: 10}); err != nil || len(hits) != 1 {
+	if hits, err := single.SearchText(ctx, store.TextQuery{Match: store.TextMatch{All: [][]store.SearchTerm{{{Text: "funicular"}}}}, Limit: 10}); err != nil || len(hits) != 1 {
 		t.Errorf("SearchText(funicular) = %+v, %v; want one hit", hits, err)
 	}
 }

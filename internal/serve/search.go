@@ -6,7 +6,6 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"unicode"
 
 	"github.com/strata-crawler/strata/internal/store"
 )
@@ -100,9 +99,9 @@ func (s *Server) searchText(r *http.Request, d *searchData) error {
 		d.NoText = true
 		return nil
 	}
-	match, err := ftsQuery(d.Q)
+	match, err := store.ParseTextMatch(d.Q)
 	if err != nil {
-		return err
+		return badRequestf("%v", err)
 	}
 	tq := store.TextQuery{Match: match, Limit: hitsPerPage + 1}
 	if d.Site != "" {
@@ -158,92 +157,6 @@ func (s *Server) siteHosts(r *http.Request, site string) ([]string, error) {
 		hosts = append(hosts, o.Host)
 	}
 	return hosts, nil
-}
-
-// ftsQuery turns what a person types into an FTS5 query that cannot be a syntax error: words and
-// "quoted phrases" must all match, OR between two of them makes either do, -word leaves out the
-// versions with it, and word* matches words starting with word. Every term is quoted, so FTS5's
-// own operators and punctuation in the text are only words.
-func ftsQuery(in string) (string, error) {
-	var pos, neg []string
-	orNext := false
-	for _, t := range splitTerms(in) {
-		if t.text == "OR" && !t.quoted {
-			orNext = len(pos) > 0
-			continue
-		}
-		neg1 := !t.quoted && strings.HasPrefix(t.text, "-") && len(t.text) > 1
-		word := t.text
-		if neg1 {
-			word = word[1:]
-		}
-		prefix := !t.quoted && strings.HasSuffix(word, "*") && len(word) > 1
-		if prefix {
-			word = strings.TrimRight(word, "*")
-		}
-		if !strings.ContainsFunc(word, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsNumber(r) }) {
-			continue // nothing the index holds
-		}
-		term := `"` + strings.ReplaceAll(word, `"`, `""`) + `"`
-		if prefix {
-			term += "*"
-		}
-		switch {
-		case neg1:
-			neg = append(neg, term)
-		case orNext:
-			pos[len(pos)-1] = pos[len(pos)-1] + " OR " + term
-		default:
-			pos = append(pos, term)
-		}
-		orNext = false
-	}
-	if len(pos) == 0 {
-		return "", badRequestf("the search %q has no word to look for", in)
-	}
-	var b strings.Builder
-	for i, p := range pos {
-		if i > 0 {
-			b.WriteString(" AND ")
-		}
-		b.WriteString("(" + p + ")")
-	}
-	for _, n := range neg {
-		b.WriteString(" NOT " + n)
-	}
-	return b.String(), nil
-}
-
-type term struct {
-	text   string
-	quoted bool
-}
-
-// splitTerms splits a query into white-space separated words and "quoted phrases".
-func splitTerms(s string) []term {
-	var out []term
-	for {
-		s = strings.TrimLeftFunc(s, unicode.IsSpace)
-		if s == "" {
-			return out
-		}
-		if s[0] == '"' {
-			end := strings.IndexByte(s[1:], '"')
-			if end < 0 {
-				out = append(out, term{s[1:], true})
-				return out
-			}
-			out = append(out, term{s[1 : 1+end], true})
-			s = s[2+end:]
-			continue
-		}
-		end := strings.IndexFunc(s, unicode.IsSpace)
-		if end < 0 {
-			end = len(s)
-		}
-		out = append(out, term{s[:end], false})
-		s = s[end:]
-	}
 }
 
 // snippetParts cuts a snippet at the store's match marks.

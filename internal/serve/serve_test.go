@@ -84,6 +84,7 @@ func TestPages(t *testing.T) {
 		{"search text, nothing", "/search?q=zebra", 200, []string{"No stored version contains"}, nil},
 		{"search text, only a negation", "/search?q=-zebra", 400, []string{"no word to look for"}, nil},
 		{"search text, FTS syntax is only words", "/search?q=%22a%22+AND+NEAR(b", 200, nil, nil},
+		{"search text, a NUL and broken UTF-8 separate words", "/search?q=harbour%00%FF", 200, []string{"the <mark>harbour</mark> bridge"}, nil},
 		{"search text, one site", "/search?q=blog&site=blog.example", 200, []string{"Blog</a>"}, nil},
 		{"search text, another site", "/search?q=blog&site=news.example", 200, []string{"No stored version contains"}, nil},
 		{"changes: new pages", "/changes?run=3&kind=new", 200, []string{`id="events"`, "Release release.0.7", rel10}, []string{long}},

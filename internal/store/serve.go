@@ -823,16 +823,16 @@ const (
 	SnippetClose = "\x03"
 )
 
-// TextQuery is a full-text search. Match is an FTS5 query; After is the keyset cursor (the last hit
-// of the previous page).
+// TextQuery is a full-text search: its match, the hosts it is limited to (none: all), and After,
+// the keyset cursor (the last hit of the previous page).
 type TextQuery struct {
-	Match string
+	Match TextMatch
 	Hosts []string
 	After *TextHit
 	Limit int
 }
 
-// ErrBadQuery wraps a full-text query that the index cannot parse.
+// ErrBadQuery wraps a full-text search that has no word to look for, or that an index refuses.
 var ErrBadQuery = errors.New("bad search query")
 
 // SearchText returns up to limit versions matching q, the best first (bm25, a title match weighing
@@ -841,8 +841,12 @@ var ErrBadQuery = errors.New("bad search query")
 // versions it returns: a snippet costs a pass over the version's text.
 func (db *DB) SearchText(ctx context.Context, q TextQuery) ([]TextHit, error) {
 	const score = `bm25(version_text, 5.0, 1.0)`
+	if len(q.Match.All) == 0 {
+		return nil, fmt.Errorf("search the text: %w: no word to look for", ErrBadQuery)
+	}
+	match := q.Match.String()
 	where := `version_text MATCH ?`
-	args := []any{q.Match}
+	args := []any{match}
 	if q.After != nil {
 		where += ` AND (` + score + ` > ? OR (` + score + ` = ? AND v.rowid > ?))`
 		args = append(args, q.After.Score, q.After.Score, q.After.FetchID)
@@ -856,7 +860,7 @@ func (db *DB) SearchText(ctx context.Context, q TextQuery) ([]TextHit, error) {
 		}
 	}
 	args = append(args, q.Limit)
-	op := fmt.Sprintf("search the text for %q", q.Match)
+	op := fmt.Sprintf("search the text for %s", match)
 	rows, err := db.sql.QueryContext(ctx, `SELECT v.rowid, `+score+` AS score FROM `+from+`
 		WHERE `+where+` ORDER BY score, v.rowid LIMIT ?`, args...)
 	if err != nil {
@@ -883,7 +887,7 @@ func (db *DB) SearchText(ctx context.Context, q TextQuery) ([]TextHit, error) {
 	if len(out) == 0 {
 		return out, nil
 	}
-	args = []any{q.Match}
+	args = []any{match}
 	for _, h := range out {
 		args = append(args, h.FetchID)
 	}

@@ -134,17 +134,20 @@ func testIndexStep(t *testing.T, st IndexRoles) {
 		match string
 		want  []int64 // in rank order where it matters
 	}{
-		{`("tram")`, []int64{h.fetch["1/"+pageA]}},
-		{`("depot")`, []int64{h.fetch["2/"+pageA]}},
-		{`("station") NOT "bus"`, []int64{h.fetch["1/"+pageA]}},
-		{`("honey" OR "depot")`, []int64{h.fetch["1/"+pageB], h.fetch["2/"+pageA]}},
-		{`("tram"*)`, []int64{h.fetch["1/"+pageA], h.fetch["2/"+pageX]}},
-		{`("the ferry")`, []int64{h.fetch["1/"+pageX], h.fetch["2/"+pageX]}},
-		{`("ferry the")`, nil},
-		{`("bee")`, []int64{h.fetch["1/"+pageB]}}, // a title
-		{`("submarine")`, nil},
+		{`tram`, []int64{h.fetch["1/"+pageA]}},
+		{`depot`, []int64{h.fetch["2/"+pageA]}},
+		{`station -bus`, []int64{h.fetch["1/"+pageA]}},
+		{`honey OR depot`, []int64{h.fetch["1/"+pageB], h.fetch["2/"+pageA]}},
+		{`honey OR depot station`, []int64{h.fetch["2/"+pageA]}},
+		{`tram*`, []int64{h.fetch["1/"+pageA], h.fetch["2/"+pageX]}},
+		{`"the ferry"`, []int64{h.fetch["1/"+pageX], h.fetch["2/"+pageX]}},
+		{`"ferry the"`, nil},
+		{`bee`, []int64{h.fetch["1/"+pageB]}}, // a title
+		{`submarine`, nil},
+		{`"AND" OR "NOT" OR station* tram`, []int64{h.fetch["1/"+pageA]}}, // operators are words
+		{`AND wax`, []int64{h.fetch["1/"+pageB]}},
 	} {
-		hits, err := st.SearchText(ctx, store.TextQuery{Match: c.match, Limit: 10})
+		hits, err := st.SearchText(ctx, store.TextQuery{Match: parseMatch(t, c.match), Limit: 10})
 		if err != nil {
 			t.Errorf("SearchText(%s): %v", c.match, err)
 			continue
@@ -157,7 +160,7 @@ func testIndexStep(t *testing.T, st IndexRoles) {
 			t.Errorf("SearchText(%s) = fetches %v, want %v", c.match, got, c.want)
 		}
 	}
-	hits, err := st.SearchText(ctx, store.TextQuery{Match: `("station")`, Limit: 10})
+	hits, err := st.SearchText(ctx, store.TextQuery{Match: parseMatch(t, "station"), Limit: 10})
 	if err != nil || len(hits) != 2 {
 		t.Fatalf("SearchText(station) = %+v, %v; want both versions of a", hits, err)
 	}
@@ -171,11 +174,11 @@ func testIndexStep(t *testing.T, st IndexRoles) {
 		}
 	}
 	// The cursor: the page after the first hit holds the second, and nothing else.
-	rest, err := st.SearchText(ctx, store.TextQuery{Match: `("station")`, After: &hits[0], Limit: 10})
+	rest, err := st.SearchText(ctx, store.TextQuery{Match: parseMatch(t, "station"), After: &hits[0], Limit: 10})
 	if err != nil || len(rest) != 1 || rest[0].FetchID != hits[1].FetchID {
 		t.Errorf("SearchText(station) after %d = %+v, %v; want only %d", hits[0].FetchID, rest, err, hits[1].FetchID)
 	}
-	if only, err := st.SearchText(ctx, store.TextQuery{Match: `("honey" OR "depot")`, Hosts: []string{"b.test"}, Limit: 10}); err != nil ||
+	if only, err := st.SearchText(ctx, store.TextQuery{Match: parseMatch(t, "honey OR depot"), Hosts: []string{"b.test"}, Limit: 10}); err != nil ||
 		len(only) != 1 || only[0].FetchID != h.fetch["1/"+pageB] {
 		t.Errorf("SearchText on b.test = %+v, %v; want b's version only", only, err)
 	}
@@ -191,6 +194,16 @@ func testIndexStep(t *testing.T, st IndexRoles) {
 	if err != nil || counts[h.run2] != (store.PageCounts{Known: true, NotFound: 1}) {
 		t.Errorf("RunPageCounts(run 2) = %+v, %v; want no new page, 1 not found", counts, err)
 	}
+}
+
+// parseMatch is the match of what a person typed into serve's search box.
+func parseMatch(t *testing.T, query string) store.TextMatch {
+	t.Helper()
+	m, err := store.ParseTextMatch(query)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
 }
 
 func sameSet(a, b []int64) bool {
