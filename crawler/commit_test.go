@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"path/filepath"
 	"slices"
 	"sync"
 	"testing"
@@ -146,5 +147,60 @@ func TestCommitterRecordsEveryPage(t *testing.T) {
 	slices.Sort(st.recorded)
 	if len(st.recorded) != pages || st.recorded[0] != 0 || st.recorded[pages-1] != pages-1 {
 		t.Fatalf("%d pages recorded, want %d", len(st.recorded), pages)
+	}
+}
+
+// A batch that fails for one bad record is recorded page by page, and each good page's URLs still go
+// with its fetch.
+func TestCommitterFallbackRecordsFound(t *testing.T) {
+	ctx := t.Context()
+	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "strata.db"), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.AddSeeds(ctx, []store.NewSeed{{URL: "http://a.test/x", Host: "a.test", Level: 1, FrMax: 1},
+		{URL: "http://a.test/y", Host: "a.test", Level: 1, FrMax: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := db.Countdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	run, err := db.BeginRun(ctx, commitRun, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var jobs []*commitJob
+	for _, path := range []string{"/x/new", "", "/y/new"} {
+		rec := &store.FetchRecord{URLID: -1, RunID: run, FetchedAt: commitRun, Status: 200, Magnitude: -1, NextFr: 1}
+		if path != "" {
+			u, err := db.NextDue(ctx, store.DueQuery{Hosts: []string{"a.test"}, Run: run})
+			if err != nil {
+				t.Fatal(err)
+			}
+			rec.URLID = u.ID
+			rec.Found = &store.Found{URLs: []store.NewURL{{URL: "http://a.test" + path, Host: "a.test", FrMax: 1, ParentID: u.ID}}}
+		}
+		jobs = append(jobs, &commitJob{rec: rec, result: make(chan error, 1)})
+	}
+	c := &committer{store: db, log: slog.New(slog.DiscardHandler)}
+	c.commit(ctx, jobs)
+	for i, j := range jobs {
+		err := <-j.result
+		if i == 1 {
+			if err == nil {
+				t.Error("the record of a URL not in the table was stored")
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if added := j.rec.Found.Added; len(added) != 1 || added[0].URL != j.rec.Found.URLs[0].URL {
+			t.Errorf("page %d: Found.Added = %+v; want its URL", i, added)
+		}
+		if left, err := db.ToDiscover(ctx, j.rec.Found.URLs); err != nil || len(left) != 0 {
+			t.Errorf("page %d: ToDiscover after the commit = %+v, %v; want its URL in the table", i, left, err)
+		}
 	}
 }

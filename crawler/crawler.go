@@ -77,6 +77,9 @@ type Frontier interface {
 	SetDue(ctx context.Context, due, notDue []int64) error
 	// Discover inserts the URLs found on a page that are new, due now, and returns those.
 	Discover(ctx context.Context, found []store.NewURL) ([]store.NewURL, error)
+	// ToDiscover returns the URLs of found that Discover would write (not in the table, or found
+	// at a higher level), for a page that records them with its fetch (store.FetchRecord.Found).
+	ToDiscover(ctx context.Context, found []store.NewURL) ([]store.NewURL, error)
 	// Enqueue makes a URL due in this run (inserting it if new) unless it was crawled since runStart.
 	Enqueue(ctx context.Context, u store.NewURL, runStart time.Time) (int64, store.Enqueued, error)
 	// SeedHosts lists the seeds' host[:port]s, whose registrable domains the default filter keeps to.

@@ -196,6 +196,7 @@ func (s *stage) crawl(ctx context.Context, d *domain, u *store.DueURL, pu *url.U
 	rec.Origin, rec.Domain = origin(pu), d.key
 	var version *archive.Version
 	var warcRecords *warc.Encoded
+	var decided map[string]traps.Decision // the trap guard's, for the URLs the page found (rec.Found)
 	if resp != nil {
 		rec.Duration, rec.SiteDate = resp.Duration, resp.Date
 		p := s.extract(resp)
@@ -205,7 +206,7 @@ func (s *stage) crawl(ctx context.Context, d *domain, u *store.DueURL, pu *url.U
 		warcRecords = s.capture(ctx, u, resp, &rec, p)
 		err := s.follow(ctx, d, u, pu, resp, &rec)
 		if err == nil {
-			err = s.followLinks(ctx, d, u, pu, resp, &rec, p.links)
+			decided, err = s.followLinks(ctx, d, u, pu, resp, &rec, p.links)
 		}
 		if err != nil {
 			return nil, err
@@ -220,6 +221,9 @@ func (s *stage) crawl(ctx context.Context, d *domain, u *store.DueURL, pu *url.U
 		}
 		if err != nil {
 			return err
+		}
+		if rec.Found != nil {
+			s.added(d, rec.Found.Added, decided)
 		}
 		return s.recorded(ctx, d, u, pu, resp, &rec, norm)
 	}, nil
@@ -604,11 +608,11 @@ func filterInput(u *url.URL, level int, seedDomains map[string]bool) filter.Inpu
 // is the page's links, nil when it has none to read (not HTML, or a final URL that does not
 // normalise: the page is recorded, its links are not followed).
 func (s *stage) followLinks(ctx context.Context, d *domain, u *store.DueURL, from *url.URL, resp *fetch.Response, rec *store.FetchRecord,
-	page *linkextract.Page) error {
+	page *linkextract.Page) (map[string]traps.Decision, error) {
 	feeds := s.c.cfg.Docs != nil
 	if len(s.run.Only) > 0 || (u.Level <= 0 && !feeds) || rec.ContentHash == "" || (!rec.Changed && u.ContentHash != "") ||
 		page == nil {
-		return nil
+		return nil, nil
 	}
 	if feeds {
 		var fs []string
@@ -616,11 +620,11 @@ func (s *stage) followLinks(ctx context.Context, d *domain, u *store.DueURL, fro
 			fs = append(fs, f.URL)
 		}
 		if err := s.noteFeeds(ctx, d, from, fs); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	if u.Level <= 0 {
-		return nil
+		return nil, nil
 	}
 	var found []store.NewURL
 	for _, l := range page.Links {
@@ -642,21 +646,55 @@ func (s *stage) followLinks(ctx context.Context, d *domain, u *store.DueURL, fro
 			ParentID: u.ID, RootID: u.RootID})
 		if len(found) == discoverBatch {
 			if err := s.discover(ctx, d, from, found); err != nil {
-				return err
+				return nil, err
 			}
 			found = found[:0]
 		}
 	}
-	return s.discover(ctx, d, from, found)
+	return s.discoverWith(ctx, d, from, found, rec)
 }
 
 // discoverBatch bounds how far a page full of links can overshoot the per-domain cap: the guard
-// counts what was inserted after each batch.
+// counts what was inserted after each batch. A page's batches but its last are written at once;
+// the last goes with its fetch record and is counted once that is recorded, before its domain
+// takes its next step, so no more than discoverBatch URLs of a domain are ever admitted uncounted.
 const discoverBatch = 100
 
 // discover lets the URLs found on a page (from; nil for a sitemap or feed) that the trap guard admits
 // join the run; those of a throttled unit join the table held.
 func (s *stage) discover(ctx context.Context, d *domain, from *url.URL, found []store.NewURL) error {
+	admitted, decided, err := s.admit(ctx, d, from, found)
+	if err != nil || len(admitted) == 0 {
+		return err
+	}
+	added, err := s.c.store.Discover(ctx, admitted)
+	if err != nil {
+		return err
+	}
+	s.added(d, added, decided)
+	return nil
+}
+
+// discoverWith is discover for a page's last batch of links, which go with its fetch record
+// (rec.Found) to the committer rather than in a write transaction of their own; the trap guard
+// and the scheduler hear of the URLs added (added) once the page is recorded, while its domain is
+// still busy. Only the URLs the table does not hold at their level are handed over.
+func (s *stage) discoverWith(ctx context.Context, d *domain, from *url.URL, found []store.NewURL, rec *store.FetchRecord) (map[string]traps.Decision, error) {
+	admitted, decided, err := s.admit(ctx, d, from, found)
+	if err != nil || len(admitted) == 0 {
+		return nil, err
+	}
+	write, err := s.c.store.ToDiscover(ctx, admitted)
+	if err != nil || len(write) == 0 {
+		return nil, err
+	}
+	rec.Found = &store.Found{URLs: write}
+	return decided, nil
+}
+
+// admit returns the URLs of found (on page from; nil for a sitemap or feed) the trap guard admits,
+// each with the rule that holds it if any, and the guard's decisions by URL.
+func (s *stage) admit(ctx context.Context, d *domain, from *url.URL, found []store.NewURL) ([]store.NewURL, map[string]traps.Decision, error) {
 	fromUnit := ""
 	if from != nil {
 		fromUnit = traps.Unit(from)
@@ -670,7 +708,7 @@ func (s *stage) discover(ctx context.Context, d *domain, from *url.URL, found []
 		}
 		dec, ev := s.guard.Admit(d.key, fu, fromUnit)
 		if err := s.trapEvent(ctx, ev); err != nil {
-			return err
+			return nil, nil, err
 		}
 		if dec.Admit {
 			f.Hold = dec.Hold
@@ -678,13 +716,11 @@ func (s *stage) discover(ctx context.Context, d *domain, from *url.URL, found []
 			decided[f.URL] = dec
 		}
 	}
-	if len(admitted) == 0 {
-		return nil
-	}
-	added, err := s.c.store.Discover(ctx, admitted)
-	if err != nil {
-		return err
-	}
+	return admitted, decided, nil
+}
+
+// added tells the trap guard, the scheduler and the counts of the URLs the store inserted.
+func (s *stage) added(d *domain, added []store.NewURL, decided map[string]traps.Decision) {
 	due := 0
 	for _, a := range added {
 		s.guard.Added(d.key, decided[a.URL], a.Level)
@@ -694,7 +730,6 @@ func (s *stage) discover(ctx context.Context, d *domain, from *url.URL, found []
 		}
 	}
 	s.count(func(st *Stats) { st.Links += len(added); st.NewURLs += len(added); st.Due += due })
-	return nil
 }
 
 // trapEvent records a trap defence that fired.

@@ -250,11 +250,50 @@ func TestRowsRetryDeadlock(t *testing.T) {
 
 // TestConcurrentDiscover: pages found at once that link to the same new URLs, listed in opposite
 // orders, make one row per URL, report each new once, and do not deadlock: Discover writes in URL
-// order, whatever order the page lists its links in.
+// order, whatever order the page lists its links in, and so does a batch of fetch records carrying
+// the URLs their pages found (FetchRecord.Found), across all its records.
 func TestConcurrentDiscover(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		// write records found, the URLs a writer's pages found, and returns those added.
+		write func(t *testing.T, db *pgstore.DB, page int64, found []store.NewURL) []store.NewURL
+	}{
+		{"Discover", func(t *testing.T, db *pgstore.DB, _ int64, found []store.NewURL) []store.NewURL {
+			got, err := db.Discover(t.Context(), found)
+			if err != nil {
+				t.Error(err)
+			}
+			return got
+		}},
+		{"RecordFetches", func(t *testing.T, db *pgstore.DB, page int64, found []store.NewURL) []store.NewURL {
+			// Two records of the writer's page, each with half the links.
+			half := len(found) / 2
+			recs := []store.FetchRecord{
+				{URLID: page, FetchedAt: time.Now(), Status: 200, Magnitude: -1, NextFr: 1, Found: &store.Found{URLs: found[:half]}},
+				{URLID: page, FetchedAt: time.Now(), Status: 200, Magnitude: -1, NextFr: 1, Found: &store.Found{URLs: found[half:]}},
+			}
+			if err := db.RecordFetches(t.Context(), recs); err != nil {
+				t.Error(err)
+			}
+			return append(recs[0].Found.Added, recs[1].Found.Added...)
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) { concurrentDiscover(t, tt.write) })
+	}
+}
+
+func concurrentDiscover(t *testing.T, write func(t *testing.T, db *pgstore.DB, page int64, found []store.NewURL) []store.NewURL) {
 	db := open(t)
 	ctx := t.Context()
 	const writers, rounds, links = 6, 6, 40
+	pages := make([]int64, writers)
+	for w := range pages {
+		id, _, err := db.Enqueue(ctx, store.NewURL{URL: fmt.Sprintf("http://w.test/%d", w), Host: "w.test", FrMax: 1}, time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		pages[w] = id
+	}
 	var mu sync.Mutex
 	added := map[string]int{}
 	for r := range rounds {
@@ -273,10 +312,7 @@ func TestConcurrentDiscover(t *testing.T) {
 					found = append(found, store.NewURL{URL: fmt.Sprintf("http://d.test/%d/%d", r, n), Host: "d.test", Level: 1 + w%3, FrMax: 1})
 				}
 				<-start
-				got, err := db.Discover(ctx, found)
-				if err != nil {
-					t.Error(err)
-				}
+				got := write(t, db, pages[w], found)
 				mu.Lock()
 				for _, u := range got {
 					added[u.URL]++
@@ -288,11 +324,11 @@ func TestConcurrentDiscover(t *testing.T) {
 		wg.Wait()
 	}
 	if len(added) != rounds*links {
-		t.Errorf("Discover reported %d URLs as new, want %d", len(added), rounds*links)
+		t.Errorf("%d URLs reported as new, want %d", len(added), rounds*links)
 	}
 	for u, n := range added {
 		if n != 1 {
-			t.Errorf("Discover reported %s as new %d times, want once", u, n)
+			t.Errorf("%s reported as new %d times, want once", u, n)
 		}
 	}
 	per, err := db.URLsPerHost(ctx)
@@ -300,7 +336,7 @@ func TestConcurrentDiscover(t *testing.T) {
 		t.Errorf("URLsPerHost = %v, %v; want d.test: %d", per, err, rounds*links)
 	}
 	if n := pgstore.Retries(db); n != 0 {
-		t.Errorf("%d transactions were run again after a deadlock, want 0: Discover writes in URL order", n)
+		t.Errorf("%d transactions were run again after a deadlock, want 0: found URLs are written in URL order", n)
 	}
 }
 

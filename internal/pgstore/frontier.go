@@ -324,44 +324,15 @@ func (db *DB) Enqueue(ctx context.Context, u store.NewURL, runStart time.Time) (
 // Discover records URLs found on a page in one transaction and returns those it inserted:
 // store.DB.Discover.
 func (db *DB) Discover(ctx context.Context, found []store.NewURL) ([]store.NewURL, error) {
-	found, err := db.toDiscover(ctx, found)
+	found, err := db.ToDiscover(ctx, found)
 	if err != nil || len(found) == 0 {
 		return nil, err
 	}
-	// Written in URL order: two pages that link to the same new URLs in different orders would
-	// otherwise each insert one and wait for the other's, a deadlock. added keeps found's order.
-	order := make([]int, len(found))
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortStableFunc(order, func(a, b int) int { return strings.Compare(found[a].URL, found[b].URL) })
-	isNew := make([]bool, len(found))
+	var isNew []bool
 	now := formatTime(db.now())
 	err = db.rows(ctx, func(tx pgx.Tx) error {
-		clear(isNew)
-		for _, i := range order {
-			u := found[i]
-			var id int64
-			err := tx.QueryRow(ctx, `INSERT INTO urls (url, host, level, due_tick, fr_max, parent_id, root_id, added_at)
-				VALUES ($1, $2, $3, 0, $4, $5, $6, $7) ON CONFLICT (url) DO NOTHING RETURNING id`,
-				u.URL, u.Host, u.Level, u.FrMax, idOrNull(u.ParentID), idOrNull(u.RootID), now).Scan(&id)
-			if err == nil {
-				if u.Hold != 0 {
-					if _, err := tx.Exec(ctx, `INSERT INTO trap_holds (url_id, rule_id) VALUES ($1, $2)`, id, u.Hold); err != nil {
-						return err
-					}
-				}
-				isNew[i] = true
-				continue
-			}
-			if !notFound(err) {
-				return err
-			}
-			if _, err := tx.Exec(ctx, `UPDATE urls SET level = $1 WHERE url = $2 AND level < $1`, u.Level, u.URL); err != nil {
-				return err
-			}
-		}
-		return nil
+		isNew, err = writeDiscovered(ctx, tx, found, now)
+		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("record %d discovered URLs: %w", len(found), err)
@@ -375,10 +346,88 @@ func (db *DB) Discover(ctx context.Context, found []store.NewURL) ([]store.NewUR
 	return added, nil
 }
 
-// toDiscover returns the URLs of found that Discover has to write: those not in the table, and
+// recordFound writes the URLs the records found (store.FetchRecord.Found) within their fetches'
+// transaction tx, all of them in URL order as Discover writes, and sets each one's Added. It runs
+// before the fetches lock their URL rows: found URLs by URL, then fetched URLs by id, then origins
+// by origin, the same order in every transaction that records fetches.
+func recordFound(ctx context.Context, tx pgx.Tx, recs []store.FetchRecord, now string) error {
+	var found []store.NewURL
+	var owner []*store.Found
+	for _, r := range recs {
+		if r.Found == nil {
+			continue
+		}
+		r.Found.Added = nil // the transaction may be a retry
+		for _, u := range r.Found.URLs {
+			found = append(found, u)
+			owner = append(owner, r.Found)
+		}
+	}
+	if len(found) == 0 {
+		return nil
+	}
+	isNew, err := writeDiscovered(ctx, tx, found, now)
+	if err != nil {
+		return fmt.Errorf("record %d URLs found on the pages: %w", len(found), err)
+	}
+	for i, u := range found {
+		if isNew[i] {
+			owner[i].Added = append(owner[i].Added, u)
+		}
+	}
+	return nil
+}
+
+// clearFound drops what recordFound set when its transaction did not commit.
+func clearFound(recs []store.FetchRecord) {
+	for _, r := range recs {
+		if r.Found != nil {
+			r.Found.Added = nil
+		}
+	}
+}
+
+// writeDiscovered inserts the new URLs of found (held by their Hold rule, if any) and raises the
+// level of the known ones found at a higher level; isNew[i] says whether found[i] was inserted. A
+// URL listed twice is inserted once, for its first listing.
+func writeDiscovered(ctx context.Context, tx pgx.Tx, found []store.NewURL, now string) (isNew []bool, err error) {
+	// Written in URL order: two pages that link to the same new URLs in different orders would
+	// otherwise each insert one and wait for the other's, a deadlock.
+	order := make([]int, len(found))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return strings.Compare(found[a].URL, found[b].URL) })
+	isNew = make([]bool, len(found))
+	for _, i := range order {
+		u := found[i]
+		var id int64
+		err := tx.QueryRow(ctx, `INSERT INTO urls (url, host, level, due_tick, fr_max, parent_id, root_id, added_at)
+			VALUES ($1, $2, $3, 0, $4, $5, $6, $7) ON CONFLICT (url) DO NOTHING RETURNING id`,
+			u.URL, u.Host, u.Level, u.FrMax, idOrNull(u.ParentID), idOrNull(u.RootID), now).Scan(&id)
+		if err == nil {
+			if u.Hold != 0 {
+				if _, err := tx.Exec(ctx, `INSERT INTO trap_holds (url_id, rule_id) VALUES ($1, $2)`, id, u.Hold); err != nil {
+					return nil, err
+				}
+			}
+			isNew[i] = true
+			continue
+		}
+		if !notFound(err) {
+			return nil, err
+		}
+		if _, err := tx.Exec(ctx, `UPDATE urls SET level = $1 WHERE url = $2 AND level < $1`, u.Level, u.URL); err != nil {
+			return nil, err
+		}
+	}
+	return isNew, nil
+}
+
+// ToDiscover returns the URLs of found that Discover has to write: those not in the table, and
 // those whose level it would raise. Most links of a page are known already, and a read locks no
 // row.
-func (db *DB) toDiscover(ctx context.Context, found []store.NewURL) ([]store.NewURL, error) {
+func (db *DB) ToDiscover(ctx context.Context, found []store.NewURL) ([]store.NewURL, error) {
 	if len(found) == 0 {
 		return nil, nil
 	}

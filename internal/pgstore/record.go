@@ -14,7 +14,9 @@ import (
 
 // RecordFetch stores one fetch and updates its URL in one transaction: store.DB.RecordFetch.
 func (db *DB) RecordFetch(ctx context.Context, r store.FetchRecord) error {
-	if err := db.rows(ctx, func(tx pgx.Tx) error { return record(ctx, tx, []store.FetchRecord{r}, db.worker) }); err != nil {
+	recs := []store.FetchRecord{r}
+	if err := db.rows(ctx, db.recordTx(ctx, recs)); err != nil {
+		clearFound(recs)
 		return fmt.Errorf("record fetch of URL %d: %w", r.URLID, err)
 	}
 	return nil
@@ -22,10 +24,22 @@ func (db *DB) RecordFetch(ctx context.Context, r store.FetchRecord) error {
 
 // RecordFetches stores many fetches in one transaction; if one fails, none is stored.
 func (db *DB) RecordFetches(ctx context.Context, recs []store.FetchRecord) error {
-	if err := db.rows(ctx, func(tx pgx.Tx) error { return record(ctx, tx, recs, db.worker) }); err != nil {
+	if err := db.rows(ctx, db.recordTx(ctx, recs)); err != nil {
+		clearFound(recs)
 		return fmt.Errorf("record %d fetches: %w", len(recs), err)
 	}
 	return nil
+}
+
+// recordTx is the transaction that stores recs: the URLs they found, then the fetches.
+func (db *DB) recordTx(ctx context.Context, recs []store.FetchRecord) func(pgx.Tx) error {
+	now := formatTime(db.now())
+	return func(tx pgx.Tx) error {
+		if err := recordFound(ctx, tx, recs, now); err != nil {
+			return err
+		}
+		return record(ctx, tx, recs, db.worker)
+	}
 }
 
 // decay is the SQL for a stored count of table's before the new observation is added to it:

@@ -503,56 +503,32 @@ func (db *DB) Enqueue(ctx context.Context, u NewURL, runStart time.Time) (id int
 	return id, what, nil
 }
 
+// Found is what a page found that the table does not hold yet, recorded with the page's fetch
+// (FetchRecord.Found) rather than in a transaction of its own.
+type Found struct {
+	URLs []NewURL // as ToDiscover returned them: known URLs never reach the write
+	// Added is set by RecordFetch and RecordFetches once the fetch is recorded: the URLs of URLs
+	// they inserted, as Discover returns them. Nil when none was, or when the record failed.
+	Added []NewURL
+}
+
 // Discover records URLs found on a page in one transaction: new ones are inserted due now, or held
 // by their NewURL.Hold rule; a known one is left as it is, except that its level is raised when it
 // is now reached from a higher page. It returns the URLs it inserted.
 func (db *DB) Discover(ctx context.Context, found []NewURL) ([]NewURL, error) {
-	found, err := db.toDiscover(ctx, found)
+	found, err := db.ToDiscover(ctx, found)
 	if err != nil || len(found) == 0 {
 		return nil, err
 	}
 	var added []NewURL
-	now := formatTime(db.now())
 	err = db.inTx(ctx, func(tx *sql.Tx) error {
-		ins, err := db.txPrepared(ctx, tx, `INSERT INTO urls (url, host, level, due_tick, fr_max, parent_id, root_id, added_at)
-			VALUES (?, ?, ?, 0, ?, ?, ?, ?) ON CONFLICT (url) DO NOTHING`)
+		w, err := db.discoverer(ctx, tx)
 		if err != nil {
 			return err
 		}
-		defer ins.Close()
-		raise, err := db.txPrepared(ctx, tx, `UPDATE urls SET level = ? WHERE url = ? AND level < ?`)
-		if err != nil {
-			return err
-		}
-		defer raise.Close()
-		added = added[:0]
-		for _, u := range found {
-			ctx, err := rowCtx(ctx)
-			if err != nil {
-				return err
-			}
-			res, err := ins.ExecContext(ctx, u.URL, u.Host, u.Level, u.FrMax, nullInt(u.ParentID), nullInt(u.RootID), now)
-			if err != nil {
-				return err
-			}
-			if n, _ := res.RowsAffected(); n == 1 {
-				if u.Hold != 0 {
-					id, err := res.LastInsertId()
-					if err != nil {
-						return err
-					}
-					if _, err := tx.ExecContext(ctx, `INSERT INTO trap_holds (url_id, rule_id) VALUES (?, ?)`, id, u.Hold); err != nil {
-						return err
-					}
-				}
-				added = append(added, u)
-				continue
-			}
-			if _, err := raise.ExecContext(ctx, u.Level, u.URL, u.Level); err != nil {
-				return err
-			}
-		}
-		return nil
+		defer w.close()
+		added, err = w.write(ctx, found)
+		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("record %d discovered URLs: %w", len(found), err)
@@ -562,13 +538,114 @@ func (db *DB) Discover(ctx context.Context, found []NewURL) ([]NewURL, error) {
 	return added, nil
 }
 
-// toDiscover returns the URLs of found that Discover has to write: those not in the table, and
+// recordFound writes the URLs the records found (FetchRecord.Found) within their fetches'
+// transaction tx, and sets each one's Added.
+func (db *DB) recordFound(ctx context.Context, tx *sql.Tx, recs []FetchRecord) error {
+	var w *discoverer
+	for _, r := range recs {
+		if r.Found == nil {
+			continue
+		}
+		r.Found.Added = nil
+		if len(r.Found.URLs) == 0 {
+			continue
+		}
+		if w == nil {
+			var err error
+			if w, err = db.discoverer(ctx, tx); err != nil {
+				return err
+			}
+			defer w.close()
+		}
+		added, err := w.write(ctx, r.Found.URLs)
+		if err != nil {
+			return fmt.Errorf("record %d URLs found on URL %d's page: %w", len(r.Found.URLs), r.URLID, err)
+		}
+		r.Found.Added = added
+	}
+	return nil
+}
+
+// foundRecorded follows recordFound's transaction: committed, its URLs are in the table at their
+// level; rolled back, none was added.
+func (db *DB) foundRecorded(recs []FetchRecord, err error) {
+	for _, r := range recs {
+		switch {
+		case r.Found == nil:
+		case err != nil:
+			r.Found.Added = nil
+		default:
+			db.known.noteAll(r.Found.URLs)
+		}
+	}
+}
+
+// discoverer writes discovered URLs within one transaction, Discover's or a fetch's.
+type discoverer struct {
+	tx         *sql.Tx
+	ins, raise *sql.Stmt
+	now        string
+}
+
+func (db *DB) discoverer(ctx context.Context, tx *sql.Tx) (*discoverer, error) {
+	ins, err := db.txPrepared(ctx, tx, `INSERT INTO urls (url, host, level, due_tick, fr_max, parent_id, root_id, added_at)
+			VALUES (?, ?, ?, 0, ?, ?, ?, ?) ON CONFLICT (url) DO NOTHING`)
+	if err != nil {
+		return nil, err
+	}
+	raise, err := db.txPrepared(ctx, tx, `UPDATE urls SET level = ? WHERE url = ? AND level < ?`)
+	if err != nil {
+		ins.Close()
+		return nil, err
+	}
+	return &discoverer{tx: tx, ins: ins, raise: raise, now: formatTime(db.now())}, nil
+}
+
+func (w *discoverer) close() {
+	w.ins.Close()
+	w.raise.Close()
+}
+
+// write inserts the URLs of found that are new (held by their Hold rule, if any) and raises the
+// level of the known ones found at a higher level; it returns those it inserted.
+func (w *discoverer) write(ctx context.Context, found []NewURL) ([]NewURL, error) {
+	var added []NewURL
+	for _, u := range found {
+		ctx, err := rowCtx(ctx)
+		if err != nil {
+			return nil, err
+		}
+		res, err := w.ins.ExecContext(ctx, u.URL, u.Host, u.Level, u.FrMax, nullInt(u.ParentID), nullInt(u.RootID), w.now)
+		if err != nil {
+			return nil, err
+		}
+		if n, _ := res.RowsAffected(); n == 1 {
+			if u.Hold != 0 {
+				id, err := res.LastInsertId()
+				if err != nil {
+					return nil, err
+				}
+				if _, err := w.tx.ExecContext(ctx, `INSERT INTO trap_holds (url_id, rule_id) VALUES (?, ?)`, id, u.Hold); err != nil {
+					return nil, err
+				}
+			}
+			added = append(added, u)
+			continue
+		}
+		if _, err := w.raise.ExecContext(ctx, u.Level, u.URL, u.Level); err != nil {
+			return nil, err
+		}
+	}
+	return added, nil
+}
+
+// ToDiscover returns the URLs of found that Discover has to write: those not in the table, and
 // those whose level it would raise. Most links of a page are known already (a site's navigation is
 // on every page), and without this read every page took SQLite's one write lock to change
 // nothing, queueing behind the group commit with a connection held. Nothing takes a URL out of the
 // table or lowers its level, so a URL known here at its level needs no write. The URLs this
 // handle has seen at their level (db.known) are not even looked up.
-func (db *DB) toDiscover(ctx context.Context, found []NewURL) ([]NewURL, error) {
+func (db *DB) ToDiscover(ctx context.Context, found []NewURL) ([]NewURL, error) {
 	found = db.known.unknown(found)
 	if len(found) == 0 {
 		return nil, nil
@@ -623,7 +700,7 @@ func (db *DB) toDiscover(ctx context.Context, found []NewURL) ([]NewURL, error) 
 	return write, nil
 }
 
-// toDiscoverOne is toDiscover for one URL.
+// toDiscoverOne is ToDiscover for one URL.
 func (db *DB) toDiscoverOne(ctx context.Context, u NewURL) ([]NewURL, error) {
 	st, err := db.prepared(ctx, `SELECT level FROM urls WHERE url = ?`)
 	if err != nil {

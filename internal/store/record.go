@@ -46,6 +46,11 @@ type FetchRecord struct {
 	// was received.
 	Capture *Capture
 
+	// Found, when set, holds URLs found on the page, written in the fetch's transaction as Discover
+	// writes them: the page costs no transaction of its own, and its links are in the table
+	// exactly when its fetch is. RecordFetch and RecordFetches set Found.Added.
+	Found *Found
+
 	// For the URL row:
 	NextFr       int    // fr after this crawl: fr_max for a crawled page
 	ETag         string // validators to send next time ("" keeps none)
@@ -61,8 +66,12 @@ func (db *DB) RecordFetch(ctx context.Context, r FetchRecord) error {
 		if err != nil {
 			return err
 		}
-		return st.record(ctx, r)
+		if err := st.record(ctx, r); err != nil {
+			return err
+		}
+		return db.recordFound(ctx, tx, []FetchRecord{r})
 	})
+	db.foundRecorded([]FetchRecord{r}, err)
 	if err != nil {
 		return fmt.Errorf("record fetch of URL %d: %w", r.URLID, err)
 	}
@@ -83,8 +92,9 @@ func (db *DB) RecordFetches(ctx context.Context, recs []FetchRecord) error {
 				return fmt.Errorf("URL %d: %w", r.URLID, err)
 			}
 		}
-		return nil
+		return db.recordFound(ctx, tx, recs)
 	})
+	db.foundRecorded(recs, err)
 	if err != nil {
 		return fmt.Errorf("record %d fetches: %w", len(recs), err)
 	}

@@ -173,6 +173,7 @@ func RunTraps(t *testing.T, open func(t *testing.T) TrapRoles) {
 	suite[TrapRoles]{
 		{"Traps", testTraps},
 		{"Traps/Probes", testTrapProbes},
+		{"Recorder/Found", testRecordFound},
 	}.run(t, open)
 }
 
@@ -778,6 +779,107 @@ func testTraps(t *testing.T, st TrapRoles) {
 	if rules, err := st.TrapRules(ctx); err != nil || len(rules) != 0 {
 		t.Errorf("TrapRules after dropping the rule = %+v, %v; want none", rules, err)
 	}
+}
+
+// testRecordFound: the URLs a page found, recorded with its fetch (FetchRecord.Found), are written
+// as Discover writes them — new ones due, or held by their rule, known ones raised to their level —
+// and reported in Found.Added; not at all when the batch fails.
+func testRecordFound(t *testing.T, st TrapRoles) {
+	ctx := t.Context()
+	seed(t, st, "http://a.test/")
+	if _, err := st.Discover(ctx, []store.NewURL{{URL: "http://a.test/low", Host: "a.test", FrMax: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := st.Countdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	run, start := begin(t, st, 1)
+	hub := next(t, st, run, "a.test")
+	rule, err := st.SaveTrapRule(ctx, store.TrapRule{Domain: "a.test", Unit: "a.test/cal/", Throttled: true, Reason: "pattern",
+		ProbeEvery: 2, FirstRun: run, LastRun: run, SinceRun: run})
+	if err != nil {
+		t.Fatal(err)
+	}
+	link := func(path string, level int, hold int64) store.NewURL {
+		return store.NewURL{URL: "http://a.test" + path, Host: "a.test", Level: level, FrMax: 1, ParentID: hub.ID, RootID: hub.ID, Hold: hold}
+	}
+	page := []store.NewURL{link("/low", 2, 0), link("/new", 1, 0), link("/cal/1", 1, rule), link("/dup", 1, 0), link("/", 0, 0)}
+	write, err := st.ToDiscover(ctx, page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := urlsOf(write), urlsOf(page[:4]); !slices.Equal(got, want) {
+		t.Errorf("ToDiscover = %v; want %v: the known seed at its level needs no write", got, want)
+	}
+	rec := func(id int64, at time.Duration, found ...store.NewURL) store.FetchRecord {
+		return store.FetchRecord{URLID: id, RunID: run, FetchedAt: start.Add(at), Status: 200, Magnitude: -1, NextFr: 1,
+			Found: &store.Found{URLs: found}}
+	}
+	// A batch that fails writes none of its URLs, and reports none added.
+	bad := []store.FetchRecord{rec(hub.ID, time.Minute, write...), rec(hub.ID+1000, time.Minute)}
+	if err := st.RecordFetches(ctx, bad); err == nil {
+		t.Fatal("RecordFetches with an unknown URL succeeded")
+	}
+	if bad[0].Found.Added != nil {
+		t.Errorf("Found.Added after a failed batch = %v; want nil", urlsOf(bad[0].Found.Added))
+	}
+	if again, err := st.ToDiscover(ctx, write); err != nil || len(again) != len(write) {
+		t.Errorf("ToDiscover after a failed batch = %v, %v; want all %d still to write", urlsOf(again), err, len(write))
+	}
+	// Two pages of a batch that found the same new URL: it is added once, for the first.
+	batch := []store.FetchRecord{rec(hub.ID, time.Minute, write...), rec(hub.ID, 2*time.Minute, link("/dup", 1, 0))}
+	if err := st.RecordFetches(ctx, batch); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := urlsOf(batch[0].Found.Added), urlsOf(page[1:4]); !slices.Equal(got, want) {
+		t.Errorf("Found.Added = %v; want %v, the new URLs", got, want)
+	}
+	if batch[1].Found.Added != nil {
+		t.Errorf("Found.Added of the second page = %v; want none, its URL added for the first", urlsOf(batch[1].Found.Added))
+	}
+	one := rec(hub.ID, 3*time.Minute, link("/one", 1, 0))
+	if err := st.RecordFetch(ctx, one); err != nil {
+		t.Fatal(err)
+	}
+	if got := urlsOf(one.Found.Added); !slices.Equal(got, []string{"http://a.test/one"}) {
+		t.Errorf("RecordFetch's Found.Added = %v; want [http://a.test/one]", got)
+	}
+	if again, err := st.ToDiscover(ctx, page); err != nil || len(again) != 0 {
+		t.Errorf("ToDiscover after the record = %v, %v; want nothing to write", urlsOf(again), err)
+	}
+	// The known URL was raised to level 2, so it comes first; the held one never comes.
+	if u := next(t, st, run, "a.test"); u.URL != "http://a.test/low" || u.Level != 2 {
+		t.Errorf("NextDue = %s at level %d; want http://a.test/low raised to level 2", u.URL, u.Level)
+	}
+	var due []string
+	for {
+		u, err := st.NextDue(ctx, store.DueQuery{Hosts: []string{"a.test"}, Run: run})
+		if errors.Is(err, store.ErrNotFound) {
+			break
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		due = append(due, u.URL)
+		if err := st.SetState(ctx, u.ID, "filtered"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	slices.Sort(due)
+	if want := []string{"http://a.test/dup", "http://a.test/low", "http://a.test/new", "http://a.test/one"}; !slices.Equal(due, want) {
+		t.Errorf("due URLs = %v; want %v, without the held one", due, want)
+	}
+	rules, err := st.TrapRules(ctx)
+	if err != nil || len(rules) != 1 || rules[0].Held != 1 {
+		t.Errorf("TrapRules = %+v, %v; want the rule holding 1 URL", rules, err)
+	}
+}
+
+func urlsOf(us []store.NewURL) []string {
+	var out []string
+	for _, u := range us {
+		out = append(out, u.URL)
+	}
+	return out
 }
 
 func testPoliteness(t *testing.T, st PoliteRoles) {
