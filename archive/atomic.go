@@ -73,9 +73,7 @@ func WriteFile(name string, data []byte, perm os.FileMode) error {
 func createTemp(dir string, perm os.FileMode) (string, *os.File, error) {
 	var err error
 	for range 16 {
-		var r [8]byte
-		rand.Read(r[:])
-		tmp := filepath.Join(dir, tempPrefix+hex.EncodeToString(r[:]))
+		tmp := filepath.Join(dir, tempName())
 		var f *os.File
 		f, err = os.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_EXCL, perm)
 		if err == nil {
@@ -86,6 +84,13 @@ func createTemp(dir string, perm os.FileMode) (string, *os.File, error) {
 		}
 	}
 	return "", nil, err
+}
+
+// tempName returns a new random name for a temporary file.
+func tempName() string {
+	var r [8]byte
+	rand.Read(r[:])
+	return tempPrefix + hex.EncodeToString(r[:])
 }
 
 // mkdirAllSync is os.MkdirAll that also fsyncs the parent of every directory it creates: without

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+	"unsafe"
 )
 
 // Pending is a version whose files are written under temporary names beside their final ones, not
@@ -62,7 +63,7 @@ func (d *Dir) Stage(runStart time.Time, v Version) (*Pending, error) {
 		data []byte
 	}{
 		{raw, v.Body},
-		{TextFile, []byte(v.Text)},
+		{TextFile, stringBytes(v.Text)}, // read only: a copy would cost an allocation of the text's size
 		{MetaFile, append(meta, '\n')},
 	}
 	for i, f := range files {
@@ -120,11 +121,13 @@ func (d *Dir) Commit(batch []*Pending) []error {
 	if len(batch) == 0 {
 		return errs
 	}
-	if err := d.syncFiles(batch, contentTemps); err != nil {
+	sync := d.newBatchSync(batch)
+	defer sync.close()
+	if err := sync.files(contentTemps); err != nil {
 		return failAll("sync", err)
 	}
 	rename := func(i int, s staged) bool {
-		if err := os.Rename(s.tmp, s.final); err != nil {
+		if err := renameFile(s.tmp, s.final); err != nil {
 			batch[i].undo()
 			errs[i] = opError("rename to", s.final, err)
 			return false
@@ -139,7 +142,7 @@ func (d *Dir) Commit(batch []*Pending) []error {
 			}
 		}
 	}
-	if err := d.syncFiles(batch, versionDirs); err != nil {
+	if err := sync.files(versionDirs); err != nil {
 		return failAll("sync directory", err)
 	}
 	for i, p := range batch {
@@ -147,7 +150,7 @@ func (d *Dir) Commit(batch []*Pending) []error {
 			rename(i, p.meta)
 		}
 	}
-	if err := d.syncFiles(batch, versionDirs); err != nil {
+	if err := sync.files(versionDirs); err != nil {
 		return failAll("sync directory", err)
 	}
 	return errs
@@ -206,33 +209,48 @@ func syncPath(name string) error {
 }
 
 // writeTempIn writes data to a new temporary file in dir and returns its name; the file is closed
-// but not synced.
+// but not synced. On an error nothing is left behind.
 func writeTempIn(dir string, data []byte, perm os.FileMode) (string, error) {
-	tmp, f, err := createTemp(dir, perm)
+	var tmp string
+	var err error
+	for range 16 { // a name taken (by a crashed run's file, say): another
+		tmp = filepath.Join(dir, tempName())
+		err = writeNew(tmp, data, perm)
+		if !errors.Is(err, fs.ErrExist) {
+			break
+		}
+	}
 	if err != nil {
-		return "", err
-	}
-	if err := writeTemp(f, data); err != nil {
-		f.Close()
-		os.Remove(tmp)
-		return "", err
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(tmp)
 		return "", err
 	}
 	return tmp, nil
 }
 
 // mkdirAll is os.MkdirAll with the archive's error form; the new entries are made durable by the
-// commit's sync.
+// commit's sync. It tries the directory itself first: a version's directory is nearly always new
+// below an existing parent, which costs one mkdir instead of MkdirAll's stat of the directory,
+// stat of its parent and mkdir. An existing directory costs one mkdir too (EEXIST); a file in its
+// place makes the first file written into it fail with ENOTDIR.
 func mkdirAll(dir string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			return opError("mkdir", pe.Path, pe.Err)
-		}
+	err := os.Mkdir(dir, 0o755)
+	switch {
+	case err == nil || errors.Is(err, fs.ErrExist):
+		return nil
+	case !errors.Is(err, fs.ErrNotExist):
+		return opError("mkdir", dir, err)
+	}
+	parent := filepath.Dir(dir)
+	if parent == dir { // a missing volume root; nothing to create
+		return opError("mkdir", dir, err)
+	}
+	if err := mkdirAll(parent); err != nil {
+		return err
+	}
+	if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
 		return opError("mkdir", dir, err)
 	}
 	return nil
 }
+
+// stringBytes returns the bytes of s without a copy, for a call that only reads them.
+func stringBytes(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }

@@ -1,7 +1,6 @@
 package archive
 
 import (
-	"os"
 	"strings"
 	"syscall"
 	"testing"
@@ -26,12 +25,12 @@ func TestCommitSyncFailure(t *testing.T) {
 			orig := syncFS
 			t.Cleanup(func() { syncFS = orig })
 			calls := 0
-			syncFS = func(f *os.File) error {
+			syncFS = func(fd int) error {
 				calls++
 				if calls == tt.failAt || (tt.errno == syscall.ENOSYS) {
 					return tt.errno
 				}
-				return orig(f)
+				return orig(fd)
 			}
 			d, _ := Open(t.TempDir())
 			batch := stageAll(t, d, "https://a.example/", "https://a.example/b")

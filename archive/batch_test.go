@@ -123,3 +123,30 @@ func TestCommitPortableSync(t *testing.T) {
 	}
 	noTemp(t, d.Root())
 }
+
+// Stage makes the directories it needs whatever happened to them since the last version: removed
+// (by hand, or by Repair), or a file in the place of one, which fails that version alone.
+func TestStageDirectories(t *testing.T) {
+	d, _ := Open(t.TempDir())
+	for i, err := range d.Commit(stageAll(t, d, "https://a.example/x/1", "https://a.example/x/2")) {
+		if err != nil {
+			t.Fatalf("version %d: %v", i, err)
+		}
+	}
+	if err := os.RemoveAll(filepath.Join(d.Root(), RunDir(batchRun))); err != nil {
+		t.Fatal(err)
+	}
+	batch := stageAll(t, d, "https://a.example/x/3")
+	if errs := d.Commit(batch); errs[0] != nil || !complete(t, d, batch[0].Path(), "https://a.example/x/3") {
+		t.Fatalf("version below removed directories: %v", errs[0])
+	}
+
+	rel, _ := VersionPath(batchRun, "https://a.example/x/4")
+	if err := os.WriteFile(filepath.Join(d.Root(), filepath.FromSlash(rel)), []byte("in the way"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.Stage(batchRun, batchVersion("https://a.example/x/4")); err == nil || !strings.HasPrefix(err.Error(), "archive: ") {
+		t.Errorf("Stage over a file: error %v", err)
+	}
+	noTemp(t, d.Root())
+}

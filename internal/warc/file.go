@@ -57,7 +57,14 @@ type Writer struct {
 	// they come, so that a file of a million records costs no memory for its index.
 	lines   *linesFile
 	indexed bool
+	// page holds a page's members joined for its one write, kept for the next page: a page's
+	// records are about its compressed size, and a new buffer each time was garbage of that size.
+	page []byte
 }
+
+// maxKeptPage bounds the buffer a Writer keeps between pages, so that one huge page does not hold
+// its size for the rest of the run.
+const maxKeptPage = 1 << 20
 
 // NewWriter returns a writer of files named <prefix>-<00000>.warc.gz in dir, rotated at max bytes
 // (0: never), whose warcinfo record info builds. No file is created before the first record.
@@ -182,13 +189,12 @@ func (w *Writer) AppendPage(e Encoded) (Loc, error) {
 	if len(e.Members) == 1 {
 		all = e.Members[0]
 	} else {
-		n := 0
-		for _, m := range e.Members {
-			n += len(m)
-		}
-		all = make([]byte, 0, n)
+		all = w.page[:0]
 		for _, m := range e.Members {
 			all = append(all, m...)
+		}
+		if cap(all) <= maxKeptPage {
+			w.page = all
 		}
 	}
 	loc, err := w.append(all)
