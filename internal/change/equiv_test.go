@@ -83,3 +83,14 @@ func FuzzSummarizeMatchesOld(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkSummarizeOld is BenchmarkSummarize/50KB for the old
+// implementation, to compare the two under the same load.
+func BenchmarkSummarizeOld(b *testing.B) {
+	text := benchText(50 << 10)
+	b.SetBytes(int64(len(text)))
+	b.ReportAllocs()
+	for b.Loop() {
+		oldSummarize(text)
+	}
+}
