@@ -88,3 +88,19 @@ func FuzzMatchesOld(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkResolveOld is BenchmarkResolve for the old implementation, to compare the two under the
+// same load.
+func BenchmarkResolveOld(b *testing.B) {
+	base, _ := url.Parse("http://127.0.1.5:41627/story/abcdefg-river")
+	refs := []string{"/story/qwertyu-harbour", "sibling-page", "../up/one?x=1", "https://News.Example.com/2024/05/story",
+		"/story/zxcvbnm-forest#top"}
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, ref := range refs {
+			if _, err := oldResolve(base, ref); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}
