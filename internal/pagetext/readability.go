@@ -352,7 +352,7 @@ func measureText(s string, weight float64) textStats {
 				// A run of characters that are neither space nor comma counts at once: most
 				// text is one, and the per-character branches were 4 % of a crawl's CPU.
 				j := i + 1
-				for j < len(s) && s[j] < utf8.RuneSelf && (asciiClass[s[j]] == asciiPlain || asciiClass[s[j]] == asciiDrop) {
+				for j < len(s) && countedByte[s[j]] {
 					j++
 				}
 				t.chars += j - i
