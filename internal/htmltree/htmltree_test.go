@@ -171,6 +171,7 @@ func FuzzParse(f *testing.F) {
 		"<!DOCTYPE html PUBLIC \"-//W3C//DTD HTML 4.01//EN\"><p><table>", "a\x00b<frameset>", "<body a=1><body b=2>",
 		"a\r\nb\rc\r\r\nd<p>e\r", "<title>t<\r\n</title >x", "<style>a<b</ style></style>", "<textarea>a< /b</textarea",
 		"x<", "<<<a>", "<p>a < b <= c</p>", "<script>a<b<!--<script></script>-->x</script>",
+		"<script>if (a<b) x--; s='</scr'+'ipt>'</script>y", "<script>a", "<p title='a>b' id=\"c\">d", "<a href=\"x", "<a b='",
 	} {
 		f.Add([]byte(s))
 	}

@@ -231,6 +231,7 @@ func (z *tokenizer) readScript() {
 	var c byte
 
 scriptData:
+	z.skipToLT() // only '<' leaves this state
 	c = z.readByte()
 	if z.err != nil {
 		return
@@ -827,17 +828,17 @@ func (z *tokenizer) readTagAttrVal() {
 
 	case '\'', '"':
 		z.pendingAttr[1].start = z.raw.end
-		for {
-			c := z.readByte()
-			if z.err != nil {
-				z.pendingAttr[1].end = z.raw.end
-				return
-			}
-			if c == quote {
-				z.pendingAttr[1].end = z.raw.end - 1
-				return
-			}
+		// The value runs to the closing quote, or to the end of the input.
+		k := bytes.IndexByte(z.buf[z.raw.end:], quote)
+		if k < 0 {
+			z.raw.end = len(z.buf)
+			z.err = io.EOF
+			z.pendingAttr[1].end = z.raw.end
+			return
 		}
+		z.raw.end += k + 1
+		z.pendingAttr[1].end = z.raw.end - 1
+		return
 
 	default:
 		z.pendingAttr[1].start = z.raw.end - 1
