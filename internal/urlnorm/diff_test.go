@@ -64,6 +64,9 @@ func TestMatchesOld(t *testing.T) {
 		if !sameResult(u, err, v, verr) {
 			t.Fatalf("Resolve(%s, %q) = %v, %v; want %v, %v", base, raw, u, err, v, verr)
 		}
+		if s, serr := ResolveString(base, raw); (serr == nil) != (err == nil) || err == nil && s != u.String() {
+			t.Fatalf("ResolveString(%s, %q) = %q, %v; Resolve gives %v, %v", base, raw, s, serr, u, err)
+		}
 	}
 }
 
