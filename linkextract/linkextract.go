@@ -186,8 +186,8 @@ func (s *scan) page(pageURL *url.URL, maxLinks int) *Page {
 		}
 		target, known := resolved[c.href]
 		if !known {
-			if u, err := resolve(base, c.href); err == nil {
-				target = u.String()
+			if u, err := urlnorm.ResolveString(base, c.href); err == nil {
+				target = u
 			}
 			resolved[c.href] = target
 		}

@@ -62,6 +62,9 @@ var asciiClass = func() (t [utf8.RuneSelf]uint8) {
 	return t
 }()
 
+// isSpaceClass reports whether cl is white space, which ends a field.
+func isSpaceClass(cl uint8) bool { return cl == clSpace || cl == clNL }
+
 // unspaced are the scripts written without spaces between words: each of
 // their characters is a word.
 var unspaced = []*unicode.RangeTable{unicode.Han, unicode.Hiragana, unicode.Katakana,
@@ -252,8 +255,10 @@ func (s *summer) scan(text string) {
 			r, w = utf8.DecodeRuneInString(text[i:])
 			cl = classOf(r)
 		}
-		if cl == clSpace || cl == clNL {
-			if field >= 0 {
+		if isSpaceClass(cl) {
+			// A single space before a non-space ASCII character leaves the
+			// field open: text[field:] stays collapsed text.
+			if field >= 0 && (c != ' ' || i+1 >= len(text) || text[i+1] >= utf8.RuneSelf || isSpaceClass(asciiClass[text[i+1]])) {
 				endField(i)
 				field = -1
 			}
@@ -276,16 +281,28 @@ func (s *summer) scan(text string) {
 				s.kind, s.wh, s.wn = clWord, fnvOffset, 0
 			}
 			if c < utf8.RuneSelf {
-				// The rest of the word's ASCII letters at once.
-				h, j := s.wh, i
-				for ; j < len(text); j++ {
-					c := text[j]
-					if c >= utf8.RuneSelf || asciiClass[c] != clWord {
+				// The rest of the word's ASCII letters at once, and the words
+				// after it that a single space separates: the space ends the
+				// word and leaves the field open.
+				h, n, j := s.wh, s.wn, i
+				for {
+					k := j
+					for ; j < len(text); j++ {
+						c := text[j]
+						if c >= utf8.RuneSelf || asciiClass[c] != clWord {
+							break
+						}
+						h = (h ^ uint64(c|0x20)) * fnvPrime
+					}
+					n += j - k
+					if j+1 >= len(text) || text[j] != ' ' || text[j+1] >= utf8.RuneSelf || asciiClass[text[j+1]] != clWord {
 						break
 					}
-					h = (h ^ uint64(c|0x20)) * fnvPrime
+					s.kind, s.wh, s.wn = clWord, h, n
+					s.endWord()
+					h, n, j = fnvOffset, 0, j+1
 				}
-				s.wh, s.wn = h, s.wn+j-i
+				s.kind, s.wh, s.wn = clWord, h, n
 				i = j
 				continue
 			}

@@ -169,6 +169,9 @@ func FuzzParse(f *testing.F) {
 		"<svg viewbox='0 0 1 1'><foreignObject><p>x</svg>", "<math><mi>x</math>", "<template><td>x</template>",
 		"<select><option>a<option>b</select>", "<noscript><a href=/n>x</a></noscript>", "<pre>\nx</pre>",
 		"<!DOCTYPE html PUBLIC \"-//W3C//DTD HTML 4.01//EN\"><p><table>", "a\x00b<frameset>", "<body a=1><body b=2>",
+		"a\r\nb\rc\r\r\nd<p>e\r", "<title>t<\r\n</title >x", "<style>a<b</ style></style>", "<textarea>a< /b</textarea",
+		"x<", "<<<a>", "<p>a < b <= c</p>", "<script>a<b<!--<script></script>-->x</script>",
+		"<script>if (a<b) x--; s='</scr'+'ipt>'</script>y", "<script>a", "<p title='a>b' id=\"c\">d", "<a href=\"x", "<a b='",
 	} {
 		f.Add([]byte(s))
 	}

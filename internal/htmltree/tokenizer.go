@@ -126,6 +126,16 @@ func (z *tokenizer) readByte() byte {
 	return x
 }
 
+// skipToLT skips to the next '<' or the end of the input: the bytes before it are text that
+// the callers' loops would read one at a time to the same effect.
+func (z *tokenizer) skipToLT() {
+	if k := bytes.IndexByte(z.buf[z.raw.end:], '<'); k >= 0 {
+		z.raw.end += k
+	} else {
+		z.raw.end = len(z.buf)
+	}
+}
+
 // skipWhiteSpace skips past any white space.
 func (z *tokenizer) skipWhiteSpace() {
 	if z.err != nil {
@@ -157,6 +167,7 @@ func (z *tokenizer) readRawOrRCDATA() {
 	}
 loop:
 	for {
+		z.skipToLT()
 		c := z.readByte()
 		if z.err != nil {
 			break loop
@@ -220,6 +231,7 @@ func (z *tokenizer) readScript() {
 	var c byte
 
 scriptData:
+	z.skipToLT() // only '<' leaves this state
 	c = z.readByte()
 	if z.err != nil {
 		return
@@ -816,17 +828,17 @@ func (z *tokenizer) readTagAttrVal() {
 
 	case '\'', '"':
 		z.pendingAttr[1].start = z.raw.end
-		for {
-			c := z.readByte()
-			if z.err != nil {
-				z.pendingAttr[1].end = z.raw.end
-				return
-			}
-			if c == quote {
-				z.pendingAttr[1].end = z.raw.end - 1
-				return
-			}
+		// The value runs to the closing quote, or to the end of the input.
+		k := bytes.IndexByte(z.buf[z.raw.end:], quote)
+		if k < 0 {
+			z.raw.end = len(z.buf)
+			z.err = io.EOF
+			z.pendingAttr[1].end = z.raw.end
+			return
 		}
+		z.raw.end += k + 1
+		z.pendingAttr[1].end = z.raw.end - 1
+		return
 
 	default:
 		z.pendingAttr[1].start = z.raw.end - 1
@@ -880,6 +892,7 @@ func (z *tokenizer) Next() TokenType {
 
 loop:
 	for {
+		z.skipToLT()
 		c := z.readByte()
 		if z.err != nil {
 			break loop
@@ -982,8 +995,12 @@ func (z *tokenizer) Raw() []byte {
 // convertNewlines converts "\r" and "\r\n" in s to "\n".
 // The conversion happens in place, but the resulting slice may be shorter.
 func convertNewlines(s []byte) []byte {
-	for i, c := range s {
-		if c != '\r' {
+	first := bytes.IndexByte(s, '\r') // most text has none
+	if first < 0 {
+		return s
+	}
+	for i := first; i < len(s); i++ {
+		if s[i] != '\r' {
 			continue
 		}
 

@@ -78,3 +78,26 @@ func TestMeasureNodeKeepsTheCounts(t *testing.T) {
 		}
 	}
 }
+
+// TestRuneCounts compares runeCount and fewerRunes with utf8.RuneCountInString on strings of
+// every kind of character, invalid and truncated UTF-8 included, around the eight-byte steps.
+func TestRuneCounts(t *testing.T) {
+	pieces := []string{"a", "Z", " ", "\n", "é", "日本", "\U0001F600", "\xff", "\xe2\x82", "\xf0\x9f\x98", "abcdefgh", "word "}
+	rng := rand.New(rand.NewPCG(5, 6))
+	for range 5000 {
+		var b strings.Builder
+		for range rng.IntN(40) {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		s := b.String()
+		want := utf8.RuneCountInString(s)
+		if got := runeCount(s); got != want {
+			t.Fatalf("runeCount(%q) = %d, want %d", s, got, want)
+		}
+		for _, n := range []int{0, 1, want - 1, want, want + 1, 200} {
+			if got := fewerRunes(s, n); got != (want < n) {
+				t.Fatalf("fewerRunes(%q, %d) = %v, want %v", s, n, got, want < n)
+			}
+		}
+	}
+}

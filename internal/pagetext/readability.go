@@ -162,7 +162,47 @@ func (m mainResult) trusted(full *fullText) bool {
 	if strings.TrimSpace(m.text) == "" {
 		return false
 	}
-	return m.declared || float64(utf8.RuneCountInString(m.text)) >= MainMinShare*float64(utf8.RuneCountInString(full.render(nil)))
+	return m.declared || float64(runeCount(m.text)) >= MainMinShare*float64(runeCount(full.render(nil)))
+}
+
+// fewerRunes reports whether s has fewer than n runes, counting no further than n: the texts
+// compared with MainMinRunes are mostly far longer.
+func fewerRunes(s string, n int) bool {
+	if n <= 0 {
+		return false
+	}
+	if len(s) < n {
+		return true
+	}
+	c := 0
+	for range s {
+		if c++; c >= n {
+			return false
+		}
+	}
+	return true
+}
+
+// runeCount is utf8.RuneCountInString, eight ASCII bytes at a time: the texts are mostly ASCII.
+func runeCount(s string) int {
+	n, i := 0, 0
+	for i < len(s) {
+		if i+8 <= len(s) {
+			w := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+				uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+			if w&0x8080808080808080 == 0 {
+				n, i = n+8, i+8
+				continue
+			}
+		}
+		if s[i] < utf8.RuneSelf {
+			n, i = n+1, i+1
+			continue
+		}
+		_, size := utf8.DecodeRuneInString(s[i:])
+		n, i = n+1, i+size
+	}
+	return n
 }
 
 // fullText is the Full text of a page, rendered only when Main needs it: to
@@ -251,7 +291,7 @@ func mainContent(doc *html.Node, useHints bool, full *fullText) (mainResult, boo
 		}
 	}
 	text := renderNodes(nodes, keep)
-	if utf8.RuneCountInString(text) < MainMinRunes && u.chars() > utf8.RuneCountInString(text) {
+	if fewerRunes(text, MainMinRunes) && u.chars() > utf8.RuneCountInString(text) {
 		u.restore()
 		for i := range keep {
 			keep[i] = true
@@ -352,7 +392,7 @@ func measureText(s string, weight float64) textStats {
 				// A run of characters that are neither space nor comma counts at once: most
 				// text is one, and the per-character branches were 4 % of a crawl's CPU.
 				j := i + 1
-				for j < len(s) && s[j] < utf8.RuneSelf && (asciiClass[s[j]] == asciiPlain || asciiClass[s[j]] == asciiDrop) {
+				for j < len(s) && countedByte[s[j]] {
 					j++
 				}
 				t.chars += j - i

@@ -216,7 +216,7 @@ func (r *renderer) text(s string) {
 			// A run of printable ASCII is written at once: most text is one, and a call per
 			// character was the largest cost of rendering (issue 19).
 			j := i + 1
-			for j < len(s) && s[j] < utf8.RuneSelf && asciiClass[s[j]] == asciiPlain {
+			for j < len(s) && plainByte[s[j]] {
 				j++
 			}
 			r.startRune(rune(b))
@@ -273,6 +273,17 @@ var asciiClass = func() (t [utf8.RuneSelf]uint8) {
 		}
 	}
 	return t
+}()
+
+// plainByte and countedByte answer, with one lookup per byte in the loops over runs of ASCII text,
+// whether a byte is ASCII of class asciiPlain (plainByte), or of class asciiPlain or asciiDrop
+// (countedByte: a character that measureText counts and that is neither space nor comma).
+var plainByte, countedByte = func() (p, c [256]bool) {
+	for b := range utf8.RuneSelf {
+		p[b] = asciiClass[b] == asciiPlain
+		c[b] = asciiClass[b] == asciiPlain || asciiClass[b] == asciiDrop
+	}
+	return p, c
 }()
 
 // isWordRune reports letters, marks and digits: the runes two glued words

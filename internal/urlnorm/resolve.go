@@ -12,20 +12,32 @@ import (
 // (Windows-authored pages rely on them), a "%" that starts no valid escape, and a relative path whose
 // first segment holds a colon ("2024:report.html"), which url.Parse would read as a scheme.
 func Resolve(base *url.URL, ref string) (*url.URL, error) {
+	u, _, err := resolve(base, ref)
+	return u, err
+}
+
+// ResolveString is Resolve returning the canonical URL as a string, for callers that need only
+// that: it saves writing the URL out again.
+func ResolveString(base *url.URL, ref string) (string, error) {
+	_, s, err := resolve(base, ref)
+	return s, err
+}
+
+func resolve(base *url.URL, ref string) (*url.URL, string, error) {
 	r := cleanRef(ref)
 	switch {
 	case hasHTTPScheme(r):
-		return Parse(r) // already absolute: one parse instead of two
+		return parse(r) // already absolute: one parse instead of two
 	case strings.HasPrefix(r, "//"):
 		// A network-path reference. url.Parse reads a bare "//" as the page itself; browsers and
 		// RFC 3986 see a URL without a host.
-		return Parse(base.Scheme + ":" + r)
+		return parse(base.Scheme + ":" + r)
 	}
 	u, err := base.Parse(r)
 	if err != nil {
-		return nil, fmt.Errorf("%w %q: %v", ErrInvalid, truncate(ref), err)
+		return nil, "", fmt.Errorf("%w %q: %v", ErrInvalid, truncate(ref), err)
 	}
-	return Parse(u.String())
+	return parse(u.String())
 }
 
 func cleanRef(s string) string {

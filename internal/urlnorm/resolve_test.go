@@ -45,3 +45,21 @@ func TestResolve(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkResolve resolves the kinds of href pages carry most: root-relative and relative paths
+// on a host with a port (the loopback test webs), and absolute links to other hosts.
+//
+//	go test ./internal/urlnorm/ -run '^$' -bench . -benchmem -count 5
+func BenchmarkResolve(b *testing.B) {
+	base, _ := url.Parse("http://127.0.1.5:41627/story/abcdefg-river")
+	refs := []string{"/story/qwertyu-harbour", "sibling-page", "../up/one?x=1", "https://News.Example.com/2024/05/story",
+		"/story/zxcvbnm-forest#top"}
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, ref := range refs {
+			if _, err := urlnorm.Resolve(base, ref); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}

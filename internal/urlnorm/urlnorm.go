@@ -25,10 +25,12 @@ package urlnorm
 import (
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"net/netip"
 	"net/url"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"golang.org/x/net/idna"
@@ -54,22 +56,25 @@ var idnaProfile = idna.New(
 // ignored, as browsers do. URLs with user information are refused: credentials do not belong in a
 // crawl table, and "http://trusted.example@evil.example/" is a classic way to mislead.
 func Normalize(raw string) (string, error) {
-	u, err := Parse(raw)
-	if err != nil {
-		return "", err
-	}
-	return u.String(), nil
+	_, s, err := parse(raw)
+	return s, err
 }
 
 // Parse is Normalize returning the parsed canonical URL. The result's String method yields exactly
 // what Normalize returns.
 func Parse(raw string) (*url.URL, error) {
+	u, _, err := parse(raw)
+	return u, err
+}
+
+// parse is Parse that returns the canonical URL's string too, which it computes anyway.
+func parse(raw string) (*url.URL, string, error) {
 	if len(raw) > MaxLength {
-		return nil, invalid(truncate(raw), fmt.Sprintf("longer than %d bytes", MaxLength))
+		return nil, "", invalid(truncate(raw), fmt.Sprintf("longer than %d bytes", MaxLength))
 	}
 	s := clean(raw)
 	if s == "" {
-		return nil, invalid(raw, "empty")
+		return nil, "", invalid(raw, "empty")
 	}
 	u, err := url.Parse(s)
 	if err != nil {
@@ -77,29 +82,38 @@ func Parse(raw string) (*url.URL, error) {
 		if errors.As(err, &ue) {
 			err = ue.Err
 		}
-		return nil, invalid(raw, err.Error())
+		return nil, "", invalid(raw, err.Error())
 	}
+	return canonical(raw, u)
+}
+
+// canonical returns the canonical form of u, which url.Parse read from raw.
+func canonical(raw string, u *url.URL) (*url.URL, string, error) {
 	scheme := strings.ToLower(u.Scheme)
 	switch {
 	case scheme == "":
-		return nil, invalid(raw, "not absolute (no scheme)")
+		return nil, "", invalid(raw, "not absolute (no scheme)")
 	case scheme != "http" && scheme != "https":
-		return nil, invalid(raw, fmt.Sprintf("scheme %q not supported (http and https only)", scheme))
+		return nil, "", invalid(raw, fmt.Sprintf("scheme %q not supported (http and https only)", scheme))
 	case u.Opaque != "":
-		return nil, invalid(raw, "no host (missing \"//\" after the scheme)")
+		return nil, "", invalid(raw, "no host (missing \"//\" after the scheme)")
 	case u.User != nil:
-		return nil, invalid(raw, "user information (user:password@) not allowed")
+		return nil, "", invalid(raw, "user information (user:password@) not allowed")
 	}
 	host, err := canonicalHost(u.Hostname())
 	if err != nil {
-		return nil, invalid(raw, err.Error())
+		return nil, "", invalid(raw, err.Error())
 	}
 	port, err := canonicalPort(scheme, u.Port())
 	if err != nil {
-		return nil, invalid(raw, err.Error())
+		return nil, "", invalid(raw, err.Error())
 	}
 	if port != "" {
-		host = joinHostPort(host, port)
+		if hostPortIs(u.Host, host, port) {
+			host = u.Host // written canonically already: no need to build it again
+		} else {
+			host = joinHostPort(host, port)
+		}
 	} else if strings.Contains(host, ":") {
 		host = "[" + host + "]"
 	}
@@ -110,13 +124,14 @@ func Parse(raw string) (*url.URL, error) {
 	}
 	out := &url.URL{Scheme: scheme, Host: host, RawQuery: query, ForceQuery: u.ForceQuery && query == ""}
 	if err := setPath(out, path); err != nil {
-		return nil, invalid(raw, err.Error())
+		return nil, "", invalid(raw, err.Error())
 	}
 	// Encoding can triple a URL's length; checking the result keeps Normalize idempotent.
-	if n := len(out.String()); n > MaxLength {
-		return nil, invalid(raw, fmt.Sprintf("longer than %d bytes once encoded", MaxLength))
+	str := out.String()
+	if len(str) > MaxLength {
+		return nil, "", invalid(raw, fmt.Sprintf("longer than %d bytes once encoded", MaxLength))
 	}
-	return out, nil
+	return out, str, nil
 }
 
 // clean drops what browsers drop before parsing — surrounding C0 controls and spaces, and every tab,
@@ -146,7 +161,38 @@ func clean(raw string) string {
 	return b.String()
 }
 
+// hostSlot is one entry of hostCache: a host as written and its canonical form.
+type hostSlot struct{ in, out string }
+
+// hostCache remembers recent successes of canonicalHost, which is pure: the links of a page go to a
+// handful of hosts, and IDNA mapping (twice) costs more than the rest of resolving a link.
+// It is direct-mapped by a hash of the host, so it stays small whatever the crawl.
+var (
+	hostCache     [256]atomic.Pointer[hostSlot]
+	hostCacheSeed = maphash.MakeSeed()
+)
+
+// maxCachedHost is the longest host cached: names are at most 253 bytes, and a longer host
+// (percent-encoded, say) is rare enough to map each time.
+const maxCachedHost = 256
+
 func canonicalHost(host string) (string, error) {
+	if len(host) > maxCachedHost {
+		return mapHost(host)
+	}
+	slot := &hostCache[maphash.String(hostCacheSeed, host)%uint64(len(hostCache))]
+	if e := slot.Load(); e != nil && e.in == host {
+		return e.out, nil
+	}
+	out, err := mapHost(host)
+	if err == nil {
+		slot.Store(&hostSlot{in: strings.Clone(host), out: out})
+	}
+	return out, err
+}
+
+// mapHost is canonicalHost without the cache.
+func mapHost(host string) (string, error) {
 	if host == "" {
 		return "", errors.New("no host")
 	}
@@ -197,6 +243,12 @@ func canonicalPort(scheme, port string) (string, error) {
 	if port == "" {
 		return "", nil
 	}
+	if n, ok := plainPort(port); ok {
+		if (scheme == "http" && n == 80) || (scheme == "https" && n == 443) {
+			return "", nil
+		}
+		return port, nil // what strconv.Itoa would write
+	}
 	n, err := strconv.Atoi(port)
 	if err != nil || n < 1 || n > 65535 {
 		return "", fmt.Errorf("bad port %q (1-65535)", port)
@@ -205,6 +257,29 @@ func canonicalPort(scheme, port string) (string, error) {
 		return "", nil
 	}
 	return strconv.Itoa(n), nil // drops leading zeros
+}
+
+// plainPort returns the value of port if it is written canonically: 1 to 5 digits without a
+// leading zero, at most 65535.
+func plainPort(port string) (int, bool) {
+	if len(port) == 0 || len(port) > 5 || port[0] == '0' {
+		return 0, false
+	}
+	n := 0
+	for i := 0; i < len(port); i++ {
+		c := port[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = 10*n + int(c-'0')
+	}
+	return n, n <= 65535
+}
+
+// hostPortIs reports whether hostport is joinHostPort(host, port).
+func hostPortIs(hostport, host, port string) bool {
+	return !strings.Contains(host, ":") && len(hostport) == len(host)+1+len(port) &&
+		strings.HasPrefix(hostport, host) && hostport[len(host)] == ':' && strings.HasSuffix(hostport, port)
 }
 
 func joinHostPort(host, port string) string {
@@ -241,6 +316,9 @@ const upperHex = "0123456789ABCDEF"
 // unreserved bytes are decoded, other escapes use upper-case hex, a "%" that starts no valid escape
 // becomes "%25", and bytes outside allowed are encoded.
 func normalizeEscapes(s string, allowed func(byte) bool) string {
+	if canonicalEscapes(s, allowed) {
+		return s
+	}
 	var b strings.Builder
 	b.Grow(len(s))
 	for i := 0; i < len(s); i++ {
@@ -268,6 +346,17 @@ func normalizeEscapes(s string, allowed func(byte) bool) string {
 	return b.String()
 }
 
+// canonicalEscapes reports whether normalizeEscapes would return s as it is: s has no "%" and
+// only allowed bytes, as most paths and queries.
+func canonicalEscapes(s string, allowed func(byte) bool) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c == '%' || !allowed(c) {
+			return false
+		}
+	}
+	return true
+}
+
 func ishex(c byte) bool {
 	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
 }
@@ -288,6 +377,9 @@ func unhex(c byte) byte {
 func resolveDots(p string) string {
 	if p == "" || p[0] != '/' {
 		p = "/" + p
+	}
+	if !strings.Contains(p, "/.") {
+		return p // every segment follows a "/": none is "." or ".."
 	}
 	segs := strings.Split(p[1:], "/")
 	out := make([]string, 0, len(segs))
