@@ -114,10 +114,18 @@ func Encode(r Record) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// gzipFree holds klauspost/compress's gzip writers at its default level: on real-sized HTML it
-// compresses 5-10 times faster than compress/gzip's default level, to within 2 % of its size (a
-// 50 KB page: 0.2 ms and 10,972 bytes against 1.6 ms and 10,808; docs/performance.md, section 10).
-// Every WARC reader inflates it alike: it is the same DEFLATE format.
+// gzipLevel is the level of the WARC's gzip members: klauspost/compress's fastest. On real-sized
+// HTML its level 5 (the library's default) made members 9.5-16.9 % smaller than level 1 for about
+// twice the CPU; in a crawl of 50 KB pages, level 1 took 0.16-0.34 CPU s per 1,000 pages less
+// (10-18 % of the crawl's CPU, three pairs). The WARC is a small part of an archive, because each
+// new version's directory keeps the page and its text uncompressed: the larger members made a
+// crawl's archive 1.6 % larger (docs/performance.md, section 10, "The WARC's gzip level").
+// Every WARC reader inflates any level alike: it is the same DEFLATE format.
+const gzipLevel = kgzip.BestSpeed
+
+// gzipFree holds klauspost/compress's gzip writers: on real-sized HTML they compress 5-10 times
+// faster than compress/gzip's, to within a few per cent of its size (docs/performance.md,
+// section 10).
 //
 // The writers are kept in a small free list rather than a sync.Pool: each holds about 1 MB of
 // tables, and a sync.Pool is emptied by every garbage collection, which on a crawl of 50 KB pages
@@ -134,7 +142,7 @@ func getGzip() *kgzip.Writer {
 	case zw := <-gzipFree:
 		return zw
 	default:
-		zw, _ := kgzip.NewWriterLevel(nil, kgzip.DefaultCompression)
+		zw, _ := kgzip.NewWriterLevel(nil, gzipLevel)
 		return zw
 	}
 }

@@ -278,7 +278,7 @@ func TestEncodeWithAReusedWriter(t *testing.T) {
 	}
 	encodeFresh := func(r Record) []byte {
 		var buf bytes.Buffer
-		zw, _ := kgzip.NewWriterLevel(&buf, kgzip.DefaultCompression)
+		zw, _ := kgzip.NewWriterLevel(&buf, gzipLevel)
 		if _, _, err := gowarc.NewMarshaler().Marshal(zw, r, 0); err != nil {
 			t.Fatal(err)
 		}
