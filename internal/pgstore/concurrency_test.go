@@ -236,8 +236,11 @@ func TestRowsRetryDeadlock(t *testing.T) {
 			t.Errorf("writer %d: %v", i, err)
 		}
 	}
-	if n := pgstore.Retries(db); n != 1 {
-		t.Errorf("%d transactions run again, want 1", n)
+	// Usually the server aborts one of the two. On a loaded machine both can be: each runs its own
+	// deadlock check when its wait passes deadlock_timeout, and the second may look before the
+	// first victim's locks are gone (seen once in 20 runs at load 8-10).
+	if n := pgstore.Retries(db); n < 1 || n > 2 {
+		t.Errorf("%d transactions run again, want 1 (or 2, both aborted)", n)
 	}
 	var a, b int64
 	if err := db.Pool().QueryRow(ctx, `SELECT (SELECT n FROM pair WHERE k = 1), (SELECT n FROM pair WHERE k = 2)`).Scan(&a, &b); err != nil {
