@@ -20,8 +20,8 @@ func TestPlainURLParses(t *testing.T) {
 		{"http://example.com", true},
 		{"http://example.com:65535/", true},
 		{"http://example.com:65536/", false}, // the parse refuses it
-		{"http://1.2.3.999/", false},          // the parse refuses it
-		{"http://1.2.3.4.5/", false},          // a number last: the IPv4 parser decides
+		{"http://1.2.3.999/", false},         // the parse refuses it
+		{"http://1.2.3.4.5/", false},         // a number last: the IPv4 parser decides
 		{"http://example.com./", false},
 		{"http://Example.com/", false},
 		{"http://xn--nxasmq6b.com/", false},
