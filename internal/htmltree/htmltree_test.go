@@ -172,6 +172,7 @@ func FuzzParse(f *testing.F) {
 		"a\r\nb\rc\r\r\nd<p>e\r", "<title>t<\r\n</title >x", "<style>a<b</ style></style>", "<textarea>a< /b</textarea",
 		"x<", "<<<a>", "<p>a < b <= c</p>", "<script>a<b<!--<script></script>-->x</script>",
 		"<script>if (a<b) x--; s='</scr'+'ipt>'</script>y", "<script>a", "<p title='a>b' id=\"c\">d", "<a href=\"x", "<a b='",
+		"a &amp; b &notit; &#x41;&lt;c&", "<a title='x&amp;y&z&eacute;&#128;'>&AElig&&#0;</a>",
 	} {
 		f.Add([]byte(s))
 	}

@@ -243,14 +243,16 @@ func mainContent(doc *html.Node, useHints bool, full *fullText) (mainResult, boo
 	if body == nil {
 		return mainResult{}, false
 	}
-	d := measureBody(body, useHints)
+	m := getMainMaps()
+	defer putMainMaps(m)
+	d := measureBody(body, useHints, m.info)
 	if full != nil && len(d.mains) == 0 && d.articles != 1 {
 		// Nothing here can be declared main, so trusting the result will need the Full
 		// text: render it now, while the tree is still whole, rather than parse again.
 		full.render(doc)
 	}
 	d.walk(body, false)
-	s := &scorer{index: map[*html.Node]int{}}
+	s := &scorer{index: m.index}
 	s.element(body, &textStats{}, 0)
 	declared := d.declaredMain(body)
 	var top *html.Node
@@ -670,8 +672,45 @@ func isASCIILetter(c byte) bool {
 // measureBody returns the dropper of the tree under body, measured; its
 // walk then removes page furniture (step 1 in the file comment). useHints
 // says whether class and id hints count.
-func measureBody(body *html.Node, useHints bool) *dropper {
-	d := &dropper{useHints: useHints, info: map[*html.Node]subtreeInfo{}}
+// mainMaps are the per-node maps of mainContent, kept between pages: filled afresh for every
+// page, their growing was 0.8 % of a crawl's CPU (docs/performance.md, section 10, "After
+// read19").
+type mainMaps struct {
+	info  map[*html.Node]subtreeInfo
+	index map[*html.Node]int
+}
+
+// mainMapsFree is a small free list rather than a sync.Pool, which every garbage collection
+// empties (one comes every few pages of a crawl).
+var mainMapsFree = make(chan *mainMaps, 8)
+
+// mainMapsKeep is the most entries a map may have had to be kept: clear keeps a map's table, and
+// one huge page should not hold its tables for good.
+const mainMapsKeep = 1 << 14
+
+func getMainMaps() *mainMaps {
+	select {
+	case m := <-mainMapsFree:
+		return m
+	default:
+		return &mainMaps{info: map[*html.Node]subtreeInfo{}, index: map[*html.Node]int{}}
+	}
+}
+
+func putMainMaps(m *mainMaps) {
+	if len(m.info) > mainMapsKeep || len(m.index) > mainMapsKeep {
+		return
+	}
+	clear(m.info) // not to keep the page's nodes alive
+	clear(m.index)
+	select {
+	case mainMapsFree <- m:
+	default:
+	}
+}
+
+func measureBody(body *html.Node, useHints bool, info map[*html.Node]subtreeInfo) *dropper {
+	d := &dropper{useHints: useHints, info: info}
 	body0 := d.measure(body)
 	d.bodyChars, d.articles = body0.chars, body0.articles
 	return d

@@ -12,8 +12,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	whatwg "github.com/nlnwa/whatwg-url/url"
 )
 
 // The records of a page are written here field by field, not through gowarc's record builder,
@@ -137,7 +135,7 @@ func encodeRecords(p Page, newID func() (string, error)) (Encoded, error) {
 	// The one check of the URL gowarc made for each record; it refuses what is not a URL at all
 	// (strata's own URLs always pass).
 	if x.URL != "" {
-		if _, err := whatwg.NewParser().Parse(x.URL); err != nil {
+		if err := checkTarget(x.URL); err != nil {
 			return Encoded{}, fmt.Errorf("WARC-Target-URI %q: %w", x.URL, err)
 		}
 	}
