@@ -32,7 +32,7 @@ func (s Setup) crawlConfig(arch *archive.Dir) Config {
 	if arch != nil {
 		cfg.Archive = arch
 		if s.WARC {
-			cfg.WARC = &WARCOptions{Dir: arch.WARCPath, MaxSize: s.WARCMax, Software: s.Software}
+			cfg.WARC = &WARCOptions{Dir: arch.WARCPath, MaxSize: s.WARCMax, GzipLevel: s.WARCGzip, Software: s.Software}
 		}
 	}
 	if cfg.Text == nil {

@@ -103,6 +103,7 @@ type Setup struct {
 	// points it at the archive's run directories. Software names strata in their warcinfo.
 	WARC     bool
 	WARCMax  int64
+	WARCGzip int // gzip level of the WARC's records; 0 is warc.DefaultGzipLevel
 	Software string
 }
 
@@ -144,10 +145,11 @@ func SetupOf(cfg *config.Config) Setup {
 			Hybrid: frequency.Hybrid{SampleSize: h.SampleSize, Step: h.Step, MinHistory: h.MinHistory, Normal: h.Normal, Slow: h.Slow,
 				Rho0Start: frequency.DefaultRho0Start, Estimator: frequency.Estimator{MinRate: o.MinRate, MaxRate: o.MaxRate}},
 		},
-		Links:   LinksConfig{ExternalLevel: cfg.Links.ExternalLevel, NewFrMax: cfg.Seed.FrMax},
-		Text:    pagetext.Mode(cfg.Archive.Text),
-		WARC:    cfg.Archive.WARC,
-		WARCMax: cfg.Archive.WARCMax,
+		Links:    LinksConfig{ExternalLevel: cfg.Links.ExternalLevel, NewFrMax: cfg.Seed.FrMax},
+		Text:     pagetext.Mode(cfg.Archive.Text),
+		WARC:     cfg.Archive.WARC,
+		WARCMax:  cfg.Archive.WARCMax,
+		WARCGzip: cfg.Archive.WARCGzip,
 	}
 }
 

@@ -17,9 +17,10 @@ import (
 // WARCOptions turn on WARC writing during a crawl: every fetch and robots.txt exchange of the run
 // is written to the run's WARC files (archive.WARCDir) as well as recorded.
 type WARCOptions struct {
-	Dir      func(runStart time.Time) string // the run's WARC directory
-	MaxSize  int64                           // bytes at which a file is closed and the next begun
-	Software string                          // for the warcinfo record
+	Dir       func(runStart time.Time) string // the run's WARC directory
+	MaxSize   int64                           // bytes at which a file is closed and the next begun
+	GzipLevel int                             // of the page records' members; 0 is warc.DefaultGzipLevel
+	Software  string                          // for the warcinfo record
 }
 
 // priorStore finds the earlier capture a revisit refers to. *store.DB implements it; a store that
@@ -52,7 +53,8 @@ func (s *stage) capture(ctx context.Context, u *store.DueURL, resp *fetch.Respon
 		return nil
 	}
 	// The digest the captures table keeps is the record's: computed once, for both.
-	pg := warc.Page{Exchange: exchangeOf(u.URL, rec.FetchedAt, resp), NotModified: resp.NotModified, PayloadDigest: c.PayloadDigest}
+	pg := warc.Page{Exchange: exchangeOf(u.URL, rec.FetchedAt, resp), NotModified: resp.NotModified, PayloadDigest: c.PayloadDigest,
+		GzipLevel: s.c.cfg.WARC.GzipLevel}
 	// A URL never fetched before has no earlier response to refer to: no query for it.
 	if ps, ok := s.c.store.(priorStore); ok && !u.New && (resp.Status == http.StatusOK || resp.NotModified) {
 		prior, err := ps.LastResponse(ctx, u.ID)
@@ -139,7 +141,8 @@ func (s *stage) captureRobots(rec *store.Robots, res robots.Result) {
 	if res.Outcome != robots.Parsed && res.Status != http.StatusNoContent {
 		x.Truncated = "unspecified" // only a 2xx body is read
 	}
-	e, err := warc.EncodePage(warc.Page{Exchange: x, Facts: [][2]string{{"strata-run", strconv.FormatInt(s.run.ID, 10)}, {"robots", res.Outcome.String()}}})
+	e, err := warc.EncodePage(warc.Page{Exchange: x, Facts: [][2]string{{"strata-run", strconv.FormatInt(s.run.ID, 10)}, {"robots", res.Outcome.String()}},
+		GzipLevel: s.c.cfg.WARC.GzipLevel})
 	if err != nil {
 		s.c.cfg.Log.Error("WARC: could not build the records of a robots.txt", "url", res.URL, "error", err)
 		return

@@ -91,7 +91,7 @@ with the same names are replaced.`,
 			if err != nil {
 				return err
 			}
-			files, err := exportWARC(cmd.Context(), r, runs, out, "strata/"+Version)
+			files, err := exportWARC(cmd.Context(), r, runs, out, "strata/"+Version, a.cfg.Archive.WARCGzip)
 			if err != nil {
 				return err
 			}
@@ -133,7 +133,7 @@ SHA-256. Open it in ReplayWeb.page (replayweb.page, or its embeddable component)
 				return fmt.Errorf("export wacz: %w", err)
 			}
 			defer os.RemoveAll(tmp)
-			files, err := exportWARC(cmd.Context(), r, runs, tmp, "strata/"+Version)
+			files, err := exportWARC(cmd.Context(), r, runs, tmp, "strata/"+Version, a.cfg.Archive.WARCGzip)
 			if err != nil {
 				return err
 			}
@@ -151,7 +151,7 @@ SHA-256. Open it in ReplayWeb.page (replayweb.page, or its embeddable component)
 
 // exportWARC writes the WARC files of runs into dir and their index.cdxj beside them, returning
 // the files' names.
-func exportWARC(ctx context.Context, r *reader, runs []store.Run, dir, software string) ([]string, error) {
+func exportWARC(ctx context.Context, r *reader, runs []store.Run, dir, software string, gzipLevel int) ([]string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("export warc: %w", err)
 	}
@@ -168,7 +168,7 @@ func exportWARC(ctx context.Context, r *reader, runs []store.Run, dir, software 
 			}
 			continue
 		}
-		written, err := synthesizeRun(ctx, r, run, dir, software)
+		written, err := synthesizeRun(ctx, r, run, dir, software, gzipLevel)
 		if err != nil {
 			return nil, err
 		}
@@ -194,7 +194,7 @@ func exportWARC(ctx context.Context, r *reader, runs []store.Run, dir, software 
 const notCaptured = "not captured: this version was archived before strata kept HTTP headers; the resource record holds the body as served, decompressed, with the content type recorded then"
 
 // synthesizeRun writes the versions a run stored, from the text archive, as WARC files in dir.
-func synthesizeRun(ctx context.Context, r *reader, run store.Run, dir, software string) ([]string, error) {
+func synthesizeRun(ctx context.Context, r *reader, run store.Run, dir, software string, gzipLevel int) ([]string, error) {
 	prefix := "strata-export-" + archive.RunDir(run.StartedAt)
 	w := warc.NewWriter(dir, prefix, 1_000_000_000, warc.Info(software+" (export from the text archive)", "", run.StartedAt))
 	err := r.db.EachStoredVersion(ctx, run.ID, func(v store.StoredVersion) error {
@@ -217,7 +217,7 @@ func synthesizeRun(ctx context.Context, r *reader, run store.Run, dir, software 
 			if meta.Truncated {
 				x.Truncated = "length"
 			}
-			e, err := warc.EncodePage(warc.Page{Exchange: x, Facts: facts})
+			e, err := warc.EncodePage(warc.Page{Exchange: x, Facts: facts, GzipLevel: gzipLevel})
 			if err != nil {
 				return err
 			}

@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	kgzip "github.com/klauspost/compress/gzip"
 )
 
 // The records of a page are written here field by field, not through gowarc's record builder,
@@ -72,7 +74,7 @@ func formatDigest(d hash.Hash) string {
 
 // member compresses one record — its header, the line that ends it, the block's parts and the two
 // line ends after the block — as one gzip member.
-func member(h *header, block ...[]byte) ([]byte, error) {
+func member(level int, h *header, block ...[]byte) ([]byte, error) {
 	n := 0
 	for _, p := range block {
 		n += len(p)
@@ -81,8 +83,8 @@ func member(h *header, block ...[]byte) ([]byte, error) {
 	// A member is a fraction of its record (HTML deflates to a fifth or less): starting near that
 	// size spares the buffer most of its growing and copying.
 	buf.Grow(min(n/3, 1<<20) + 1024)
-	zw := getGzip()
-	defer putGzip(zw)
+	zw := getGzip(level)
+	defer putGzip(level, zw)
 	zw.Reset(&buf)
 	zw.Write(h.b.Bytes())
 	zw.Write(crlf)
@@ -129,6 +131,13 @@ func encodePage(p Page, newID func() (string, error)) (Encoded, error) {
 
 func encodeRecords(p Page, newID func() (string, error)) (Encoded, error) {
 	x := p.Exchange
+	level := p.GzipLevel
+	if level == 0 {
+		level = DefaultGzipLevel
+	}
+	if level < kgzip.BestSpeed || level > kgzip.BestCompression {
+		return Encoded{}, fmt.Errorf("gzip level %d: want 1 (fastest) to 9 (smallest)", level)
+	}
 	if x.IP != "" && net.ParseIP(x.IP) == nil {
 		return Encoded{}, fmt.Errorf("WARC-IP-Address: illegal ip address: %s", x.IP)
 	}
@@ -200,7 +209,7 @@ func encodeRecords(p Page, newID func() (string, error)) (Encoded, error) {
 		}
 		line.Mime, line.Status = "warc/revisit", statusOf(head)
 		e.Type = "revisit"
-		if main, err = member(h, head); err != nil {
+		if main, err = member(level, h, head); err != nil {
 			return Encoded{}, fmt.Errorf("compress revisit record: %w", err)
 		}
 	default:
@@ -215,7 +224,7 @@ func encodeRecords(p Page, newID func() (string, error)) (Encoded, error) {
 		h.add("WARC-Payload-Digest", payloadDigest)
 		line.Mime, line.Status = mime, strconv.Itoa(status)
 		line.Digest = strings.TrimPrefix(payloadDigest, "sha1:")
-		if main, err = member(h, head, body); err != nil {
+		if main, err = member(level, h, head, body); err != nil {
 			return Encoded{}, fmt.Errorf("compress response record: %w", err)
 		}
 	}
@@ -223,7 +232,7 @@ func encodeRecords(p Page, newID func() (string, error)) (Encoded, error) {
 	e.Lines = append(e.Lines, &line)
 
 	if len(x.Request) > 0 {
-		m, err := requestMember(x, id, newID)
+		m, err := requestMember(level, x, id, newID)
 		if err != nil {
 			return Encoded{}, err
 		}
@@ -231,7 +240,7 @@ func encodeRecords(p Page, newID func() (string, error)) (Encoded, error) {
 		e.Lines = append(e.Lines, nil)
 	}
 	if len(p.Facts) > 0 {
-		m, err := metadataMember(x.URL, date, id, p.Facts, newID)
+		m, err := metadataMember(level, x.URL, date, id, p.Facts, newID)
 		if err != nil {
 			return Encoded{}, err
 		}
@@ -282,7 +291,7 @@ func parseResponseHead(head []byte) (status int, mime string, err error) {
 	return resp.StatusCode, strings.TrimSpace(mt), nil
 }
 
-func requestMember(x Exchange, concurrentTo string, newID func() (string, error)) ([]byte, error) {
+func requestMember(level int, x Exchange, concurrentTo string, newID func() (string, error)) ([]byte, error) {
 	head, payload, _ := httpHead(x.Request)
 	if _, err := http.ReadRequest(bufio.NewReader(bytes.NewReader(head))); err != nil {
 		return nil, fmt.Errorf("build request record: error in http request block: %w", err)
@@ -304,14 +313,14 @@ func requestMember(x Exchange, concurrentTo string, newID func() (string, error)
 		pd = digestOf(payload)
 	}
 	h.add("WARC-Payload-Digest", pd)
-	m, err := member(h, x.Request)
+	m, err := member(level, h, x.Request)
 	if err != nil {
 		return nil, fmt.Errorf("compress request record: %w", err)
 	}
 	return m, nil
 }
 
-func metadataMember(url string, date time.Time, concurrentTo string, facts [][2]string, newID func() (string, error)) ([]byte, error) {
+func metadataMember(level int, url string, date time.Time, concurrentTo string, facts [][2]string, newID func() (string, error)) ([]byte, error) {
 	var b bytes.Buffer
 	for _, f := range facts {
 		writeField(&b, f[0], f[1])
@@ -327,7 +336,7 @@ func metadataMember(url string, date time.Time, concurrentTo string, facts [][2]
 	h.add("WARC-Record-ID", "<"+id+">")
 	h.add("Content-Length", strconv.Itoa(b.Len()))
 	h.add("WARC-Block-Digest", digestOf(b.Bytes()))
-	m, err := member(h, b.Bytes())
+	m, err := member(level, h, b.Bytes())
 	if err != nil {
 		return nil, fmt.Errorf("compress metadata record: %w", err)
 	}

@@ -325,3 +325,47 @@ func clip(b []byte) string {
 	}
 	return string(b)
 }
+
+// TestGzipLevel: a page's level changes only how small its members are; they inflate to the same
+// records, and a level outside 1-9 is refused.
+func TestGzipLevel(t *testing.T) {
+	reset := sequentialIDs(t)
+	var p Page
+	for name, c := range encodeCases(t) {
+		if strings.HasPrefix(name, "article") {
+			p = c
+			break
+		}
+	}
+	if len(p.Body) < 10_000 {
+		t.Fatalf("no article page among the cases: %d bytes", len(p.Body))
+	}
+	encode := func(level int) Encoded {
+		t.Helper()
+		reset()
+		p.GzipLevel = level
+		e, err := EncodePage(p)
+		if err != nil {
+			t.Fatalf("level %d: %v", level, err)
+		}
+		return e
+	}
+	def, fast, small := encode(0), encode(1), encode(9)
+	for i := range def.Members {
+		if !bytes.Equal(def.Members[i], fast.Members[i]) {
+			t.Errorf("record %d: level 0 is not the default level 1", i)
+		}
+		if !bytes.Equal(inflate(t, small.Members[i]), inflate(t, fast.Members[i])) {
+			t.Errorf("record %d: level 9 inflates to other bytes than level 1", i)
+		}
+	}
+	if n9, n1 := len(small.Members[0]), len(fast.Members[0]); n9 >= n1 {
+		t.Errorf("response member: %d bytes at level 9, %d at level 1; want it smaller", n9, n1)
+	}
+	for _, bad := range []int{-1, 10} {
+		p.GzipLevel = bad
+		if _, err := EncodePage(p); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("gzip level %d", bad)) {
+			t.Errorf("level %d: error %v, want one naming the level", bad, err)
+		}
+	}
+}

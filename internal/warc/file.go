@@ -102,8 +102,8 @@ func Encode(r Record) ([]byte, error) {
 	if n, err := r.WarcHeader().GetInt64(gowarc.ContentLength); err == nil && n > 0 {
 		buf.Grow(int(min(n/3, 1<<20)) + 1024)
 	}
-	zw := getGzip() // a new writer allocates its tables: most of a small record's cost
-	defer putGzip(zw)
+	zw := getGzip(DefaultGzipLevel) // a new writer allocates its tables: most of a small record's cost
+	defer putGzip(DefaultGzipLevel, zw)
 	zw.Reset(&buf)
 	if _, _, err := gowarc.NewMarshaler().Marshal(zw, r, 0); err != nil {
 		return nil, fmt.Errorf("warc: marshal %s record: %w", r.Type(), err)
@@ -114,14 +114,15 @@ func Encode(r Record) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// gzipLevel is the level of the WARC's gzip members: klauspost/compress's fastest. On real-sized
-// HTML its level 5 (the library's default) made members 9.5-16.9 % smaller than level 1 for about
-// twice the CPU; in a crawl of 50 KB pages, level 1 took 0.16-0.34 CPU s per 1,000 pages less
-// (10-18 % of the crawl's CPU, three pairs). The WARC is a small part of an archive, because each
-// new version's directory keeps the page and its text uncompressed: the larger members made a
-// crawl's archive 1.6 % larger (docs/performance.md, section 10, "The WARC's gzip level").
-// Every WARC reader inflates any level alike: it is the same DEFLATE format.
-const gzipLevel = kgzip.BestSpeed
+// DefaultGzipLevel is the level of the WARC's gzip members unless a Page sets another:
+// klauspost/compress's fastest. On real-sized HTML its level 5 (the library's default) made members
+// 9.5-16.9 % smaller than level 1 for about twice the CPU; in a crawl of 50 KB pages, level 1 took
+// 0.16-0.34 CPU s per 1,000 pages less (10-18 % of the crawl's CPU, three pairs). The WARC is a
+// small part of an archive, because each new version's directory keeps the page and its text
+// uncompressed: the larger members made a crawl's archive 1.9 % larger (docs/performance.md,
+// section 10, "The WARC's gzip level, revisited"). Every WARC reader inflates any level alike: it
+// is the same DEFLATE format.
+const DefaultGzipLevel = kgzip.BestSpeed
 
 // gzipFree holds klauspost/compress's gzip writers: on real-sized HTML they compress 5-10 times
 // faster than compress/gzip's, to within a few per cent of its size (docs/performance.md,
@@ -132,25 +133,36 @@ const gzipLevel = kgzip.BestSpeed
 // comes every few pages: a new writer (1 MB allocated and cleared, and the next collection
 // brought closer) for about every tenth page (issue 19). The list keeps a few writers for good:
 // those the encoders running at once need.
-var gzipFree = make(chan *kgzip.Writer, gzipKept)
+// There is a list per level, made when first used.
+var gzipFree [kgzip.BestCompression + 1]struct {
+	once sync.Once
+	c    chan *kgzip.Writer
+}
 
 // gzipKept is how many idle writers gzipFree keeps (about 1 MB each).
 const gzipKept = 8
 
-func getGzip() *kgzip.Writer {
+// gzipList is the free list of level's writers; level is 1 to 9.
+func gzipList(level int) chan *kgzip.Writer {
+	l := &gzipFree[level]
+	l.once.Do(func() { l.c = make(chan *kgzip.Writer, gzipKept) })
+	return l.c
+}
+
+func getGzip(level int) *kgzip.Writer {
 	select {
-	case zw := <-gzipFree:
+	case zw := <-gzipList(level):
 		return zw
 	default:
-		zw, _ := kgzip.NewWriterLevel(nil, gzipLevel)
+		zw, _ := kgzip.NewWriterLevel(nil, level) // level is checked by the callers
 		return zw
 	}
 }
 
-func putGzip(zw *kgzip.Writer) {
+func putGzip(level int, zw *kgzip.Writer) {
 	zw.Reset(io.Discard) // not to keep the last member alive
 	select {
-	case gzipFree <- zw:
+	case gzipList(level) <- zw:
 	default: // enough are kept: this one goes to the collector
 	}
 }

@@ -26,6 +26,9 @@ type Page struct {
 	// PayloadDigest is PayloadDigest(Body) when the caller has it already; "" has EncodePage
 	// compute it.
 	PayloadDigest string
+	// GzipLevel compresses the page's members, from 1 (fastest) to 9 (smallest); 0 is
+	// DefaultGzipLevel.
+	GzipLevel int
 }
 
 // Encoded is a page's records, serialised for Writer.Append.

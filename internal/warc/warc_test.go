@@ -278,7 +278,7 @@ func TestEncodeWithAReusedWriter(t *testing.T) {
 	}
 	encodeFresh := func(r Record) []byte {
 		var buf bytes.Buffer
-		zw, _ := kgzip.NewWriterLevel(&buf, gzipLevel)
+		zw, _ := kgzip.NewWriterLevel(&buf, DefaultGzipLevel)
 		if _, _, err := gowarc.NewMarshaler().Marshal(zw, r, 0); err != nil {
 			t.Fatal(err)
 		}
