@@ -179,7 +179,12 @@ func (db *DB) fetchStmts(ctx context.Context, tx *sql.Tx) (*fetchStmts, error) {
 		}
 		st.stmt[i] = tx.StmtContext(ctx, p)
 	}
-	if err := tx.QueryRowContext(ctx, `SELECT tick FROM countdown`).Scan(&st.tick); err != nil {
+	// Prepared like the rest: parsing the query cost more than running it, once per batch.
+	tick, err := db.txPrepared(ctx, tx, `SELECT tick FROM countdown`)
+	if err != nil {
+		return nil, err
+	}
+	if err := tick.QueryRowContext(ctx).Scan(&st.tick); err != nil {
 		return nil, err
 	}
 	return &st, nil
