@@ -22,7 +22,7 @@ func (st *fetchStmts) capture(ctx context.Context, c *Capture) error {
 	if c == nil {
 		return nil
 	}
-	_, err := st.stmt[4].ExecContext(ctx, c.Request, c.Response, nullString(c.IP), nullString(c.PayloadDigest),
+	_, err := st.stmt[3].ExecContext(ctx, c.Request, c.Response, nullString(c.IP), nullString(c.PayloadDigest),
 		nullString(c.WARCID), nullString(c.WARCType))
 	return err
 }

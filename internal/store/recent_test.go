@@ -410,3 +410,49 @@ func TestSetFrMaxRejectsBadInterval(t *testing.T) {
 		t.Errorf("%d of 2 intervals written (%v)", written, err)
 	}
 }
+
+// TestRecentRecordFields: each field of a fetch that makes a record reaches the row's recent
+// records as the fetches table has it: run, changed, failed (no usable answer), dated (only for a
+// usable answer) and the dated age, in whole minutes.
+func TestRecentRecordFields(t *testing.T) {
+	ctx := t.Context()
+	db := mustOpen(t, filepath.Join(t.TempDir(), "strata.db"), store.Options{})
+	ids, err := db.Immediate(ctx, []store.NewURL{{URL: "https://a.example/", Host: "a.example", FrMax: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := time.Date(2025, 2, 1, 0, 0, 0, 0, time.UTC)
+	fetches := []store.FetchRecord{
+		{Status: 200, Changed: true, Dated: true, DatedAge: 90*time.Minute + 30*time.Second},
+		{Status: 500, Dated: true, DatedAge: time.Hour},
+		{NotModified: true, Status: 304, Dated: true, DatedAge: 3 * time.Hour},
+		{Status: 200},
+	}
+	want := []store.Record{
+		{Changed: true, Dated: true, Age: 90 * time.Minute},
+		{Failed: true},
+		{Dated: true, Age: 3 * time.Hour},
+		{},
+	}
+	var run int64
+	for i, f := range fetches {
+		if run, err = db.BeginRun(ctx, at.Add(time.Duration(i)*time.Hour), 0); err != nil {
+			t.Fatal(err)
+		}
+		want[i].Run = run
+		f.URLID, f.RunID, f.FetchedAt, f.NextFr = ids[0], run, at.Add(time.Duration(i)*time.Hour), 1
+		if err := db.RecordFetch(ctx, f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var got []store.Record
+	if err := db.RunHistories(ctx, run, store.RecentCap, func(h store.PageHistory) error {
+		got = h.Records
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("recent records\n got %+v\nwant %+v", got, want)
+	}
+}

@@ -3,9 +3,11 @@ package store
 import (
 	"context"
 	"database/sql"
-	"errors"
+	"database/sql/driver"
 	"fmt"
 	"time"
+
+	"modernc.org/sqlite"
 )
 
 // FetchRecord is the outcome of one crawl of a URL: a fetches row and the changes to the URL's row.
@@ -101,9 +103,40 @@ func (db *DB) RecordFetches(ctx context.Context, recs []FetchRecord) error {
 	return nil
 }
 
+// recentAppend is the SQL function that appends one record to a urls.recent blob
+// (appendRecent): recentAppend(recent, run, changed, failed, dated, age in ns). urlUpdate computes
+// the row's new recent records in place with it, so a page costs no SELECT of the old ones, and
+// the copy cannot drift from the table's: it is appended in the UPDATE that stores the fetch.
+const recentAppend = "strata_recent_append"
+
+func init() {
+	sqlite.MustRegisterDeterministicScalarFunction(recentAppend, 6, func(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
+		var blob []byte
+		switch v := args[0].(type) {
+		case nil:
+		case []byte:
+			blob = v
+		default:
+			return nil, fmt.Errorf("%w: recent records of type %T", errRecent, v)
+		}
+		var n [5]int64
+		for i, a := range args[1:] {
+			v, ok := a.(int64)
+			if !ok {
+				return nil, fmt.Errorf("%s: argument %d is %T, not an integer", recentAppend, i+2, a)
+			}
+			n[i] = v
+		}
+		out, err := appendRecent(blob, Record{Run: n[0], Changed: n[1] != 0, Failed: n[2] != 0, Dated: n[3] != 0, Age: time.Duration(n[4])})
+		if err != nil {
+			return nil, fmt.Errorf("recent records: %w", err)
+		}
+		return out, nil
+	})
+}
+
 // The statements of recordFetch, prepared once and bound to each transaction.
 const (
-	recentQuery = `SELECT recent FROM urls WHERE id = ?`
 	fetchInsert = `INSERT INTO fetches (url_id, run_id, fetched_at, status, size, content_hash,
 			changed, not_modified, archive_path, error, duration_ms, magnitude, distance, text_mode, lm_age)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
@@ -116,7 +149,7 @@ const (
 			text_mode = CASE WHEN ? THEN ? ELSE text_mode END,
 			etag = ?, last_modified = ?,
 			state = coalesce(?, state),
-			recent = ?,
+			recent = ` + recentAppend + `(recent, ?, ?, ?, ?, ?),
 			dates_wrong = max(dates_wrong, ?)
 			WHERE id = ?`
 	captureInsert = `INSERT INTO captures (fetch_id, request, response, ip, payload_digest, warc_id, warc_type)
@@ -132,21 +165,26 @@ var hostAccess = `INSERT INTO hosts (origin, domain, last_access_at, dates_agree
 
 // fetchStmts are recordFetch's statements bound to one transaction, with the countdown's tick.
 type fetchStmts struct {
-	stmt [5]*sql.Stmt
+	stmt [4]*sql.Stmt
 	tick int64
 }
 
 // fetchStmts returns the statements, prepared on the database once, bound to tx.
 func (db *DB) fetchStmts(ctx context.Context, tx *sql.Tx) (*fetchStmts, error) {
 	var st fetchStmts
-	for i, q := range []string{recentQuery, fetchInsert, urlUpdate, hostAccess, captureInsert} {
+	for i, q := range []string{fetchInsert, urlUpdate, hostAccess, captureInsert} {
 		p, err := db.prepared(ctx, q)
 		if err != nil {
 			return nil, err
 		}
 		st.stmt[i] = tx.StmtContext(ctx, p)
 	}
-	if err := tx.QueryRowContext(ctx, `SELECT tick FROM countdown`).Scan(&st.tick); err != nil {
+	// Prepared like the rest: parsing the query cost more than running it, once per batch.
+	tick, err := db.txPrepared(ctx, tx, `SELECT tick FROM countdown`)
+	if err != nil {
+		return nil, err
+	}
+	if err := tick.QueryRowContext(ctx).Scan(&st.tick); err != nil {
 		return nil, err
 	}
 	return &st, nil
@@ -158,18 +196,8 @@ func (st *fetchStmts) record(ctx context.Context, r FetchRecord) error {
 	if err != nil {
 		return err
 	}
-	// The record as RunHistories reads it from fetches, appended in the same transaction, so
-	// the row's copy cannot drift from the table's.
-	var recent []byte
-	if err := st.stmt[0].QueryRowContext(ctx, r.URLID).Scan(&recent); err != nil && !errors.Is(err, sql.ErrNoRows) {
-		return err
-	}
 	usable := r.Status == 200 || r.NotModified
 	dated := r.Dated && usable
-	recent, err = appendRecent(recent, Record{Run: r.RunID, Changed: r.Changed, Failed: !usable, Dated: dated, Age: r.DatedAge})
-	if err != nil {
-		return fmt.Errorf("recent records: %w", err)
-	}
 	var magnitude, distance, age any
 	if r.ContentHash != "" && r.Magnitude >= 0 {
 		magnitude, distance = r.Magnitude, r.Distance
@@ -177,7 +205,7 @@ func (st *fetchStmts) record(ctx context.Context, r FetchRecord) error {
 	if dated {
 		age = int64(min(max(r.DatedAge, 0), maxRecentAge) / time.Second)
 	}
-	if _, err := st.stmt[1].ExecContext(ctx,
+	if _, err := st.stmt[0].ExecContext(ctx,
 		r.URLID, nullInt(r.RunID), formatTime(r.FetchedAt), r.Status, r.Size, nullString(r.ContentHash),
 		r.Changed, r.NotModified, nullString(r.ArchivePath), nullString(r.Error), r.Duration.Milliseconds(),
 		magnitude, distance, nullString(r.TextMode), age); err != nil {
@@ -194,13 +222,13 @@ func (st *fetchStmts) record(ctx context.Context, r FetchRecord) error {
 	if r.NextFr > 0 {
 		due = st.tick + int64(r.NextFr)
 	}
-	res, err := st.stmt[2].ExecContext(ctx,
+	res, err := st.stmt[1].ExecContext(ctx,
 		due, formatTime(r.FetchedAt), r.Status, siteDate,
 		r.ContentHash != "", r.Size,
 		nullString(r.ContentType), nullString(r.ContentHash), r.Digest,
 		r.ContentHash != "", nullString(r.TextMode),
 		nullString(r.ETag), nullString(r.LastModified),
-		nullString(r.State), recent, r.DateCheck < 0, r.URLID)
+		nullString(r.State), r.RunID, r.Changed, !usable, dated, int64(r.DatedAge), r.DateCheck < 0, r.URLID)
 	if err != nil {
 		return err
 	}
@@ -210,7 +238,7 @@ func (st *fetchStmts) record(ctx context.Context, r FetchRecord) error {
 	if r.Origin == "" {
 		return nil
 	}
-	_, err = st.stmt[3].ExecContext(ctx, r.Origin, r.Domain, formatTime(r.FetchedAt.Add(r.Duration)),
+	_, err = st.stmt[2].ExecContext(ctx, r.Origin, r.Domain, formatTime(r.FetchedAt.Add(r.Duration)),
 		btoi(r.DateCheck > 0), btoi(r.DateCheck < 0))
 	return err
 }
