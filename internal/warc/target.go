@@ -48,18 +48,22 @@ func plainURL(u string) bool {
 }
 
 // plainPort is 1 to 5 digits, without a leading zero, at most 65535.
-func plainPort(p string) bool {
-	if len(p) == 0 || len(p) > 5 || p[0] == '0' {
+func plainPort(p string) bool { return p != "0" && decimal(p, 5, 65535) }
+
+// decimal is 1 to width digits without a leading zero ("0" alone is one) whose value is at most
+// max.
+func decimal(s string, width, max int) bool {
+	if len(s) == 0 || len(s) > width || len(s) > 1 && s[0] == '0' {
 		return false
 	}
 	n := 0
-	for i := 0; i < len(p); i++ {
-		if p[i] < '0' || p[i] > '9' {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
 			return false
 		}
-		n = n*10 + int(p[i]-'0')
+		n = n*10 + int(s[i]-'0')
 	}
-	return n <= 65535
+	return n <= max
 }
 
 // plainHost is a dotted quad of decimal numbers up to 255 without leading zeros, or labels of
@@ -97,17 +101,7 @@ func dottedQuad(h string) bool {
 		return false
 	}
 	for _, p := range parts {
-		if len(p) == 0 || len(p) > 3 || len(p) > 1 && p[0] == '0' {
-			return false
-		}
-		n := 0
-		for i := 0; i < len(p); i++ {
-			if p[i] < '0' || p[i] > '9' {
-				return false
-			}
-			n = n*10 + int(p[i]-'0')
-		}
-		if n > 255 {
+		if !decimal(p, 3, 255) {
 			return false
 		}
 	}
