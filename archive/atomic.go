@@ -1,10 +1,12 @@
 package archive
 
 import (
+	"bufio"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -35,6 +37,23 @@ var (
 // directory sync ("archive: sync directory of <name>: ..."): the new file is in place, but its
 // survival of a power cut is not assured.
 func WriteFile(name string, data []byte, perm os.FileMode) error {
+	return writeAtomic(name, perm, func(f *os.File) error { return writeTemp(f, data) })
+}
+
+// WriteFileFrom is WriteFile for content too large to hold in memory: write streams it to w, and
+// name gets it atomically and durably once write returns nil. When write fails, nothing changes
+// at name and its error is returned, wrapped.
+func WriteFileFrom(name string, perm os.FileMode, write func(w io.Writer) error) error {
+	return writeAtomic(name, perm, func(f *os.File) error {
+		bw := bufio.NewWriterSize(f, 64<<10)
+		if err := write(bw); err != nil {
+			return err
+		}
+		return bw.Flush()
+	})
+}
+
+func writeAtomic(name string, perm os.FileMode, write func(*os.File) error) error {
 	dir := filepath.Dir(name)
 	if err := mkdirAllSync(dir); err != nil {
 		return err
@@ -48,7 +67,7 @@ func WriteFile(name string, data []byte, perm os.FileMode) error {
 		os.Remove(tmp)
 		return opError(op, name, err)
 	}
-	if err := writeTemp(f, data); err != nil {
+	if err := write(f); err != nil {
 		return fail("write", err)
 	}
 	if err := syncFile(f); err != nil {
@@ -66,6 +85,16 @@ func WriteFile(name string, data []byte, perm os.FileMode) error {
 		return opError("sync directory of", name, err)
 	}
 	return nil
+}
+
+// CreateTemp creates a scratch file in dir, named as WriteFile names its temporary files, so that
+// Repair and CleanTemp remove it should its writer die before removing it itself.
+func CreateTemp(dir string) (*os.File, error) {
+	_, f, err := createTemp(dir, 0o600)
+	if err != nil {
+		return nil, opError("create temporary file in", dir, err)
+	}
+	return f, nil
 }
 
 // createTemp is os.CreateTemp but with perm passed to open, so that the umask applies as it

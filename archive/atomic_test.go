@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -403,5 +404,63 @@ func TestCleanTempUnreadableDir(t *testing.T) {
 	n, err := CleanTemp(root)
 	if n != 1 || !errors.Is(err, fs.ErrPermission) || !strings.Contains(err.Error(), locked) {
 		t.Errorf("CleanTemp = %d, %v; want 1 and a permission error naming %s", n, err, locked)
+	}
+}
+
+// WriteFileFrom puts in place what its writer streamed, more than one buffer of it, or, when the
+// writer fails part way, leaves the old file and no temporary one.
+func TestWriteFileFrom(t *testing.T) {
+	big := strings.Repeat("0123456789abcdef", 20_000) // several of its buffers
+	stop := errors.New("stopped")
+	tests := []struct {
+		name    string
+		write   func(io.Writer) error
+		want    string // the file's content afterwards
+		wantErr error
+	}{
+		{"streamed", func(w io.Writer) error {
+			for i := 0; i < len(big); i += 1000 {
+				if _, err := io.WriteString(w, big[i:i+1000]); err != nil {
+					return err
+				}
+			}
+			return nil
+		}, big, nil},
+		{"failed part way", func(w io.Writer) error {
+			io.WriteString(w, big)
+			return stop
+		}, "old", stop},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			name := filepath.Join(dir, "index.cdxj")
+			if err := os.WriteFile(name, []byte("old"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			err := WriteFileFrom(name, 0o644, tt.write)
+			if !errors.Is(err, tt.wantErr) {
+				t.Fatalf("error %v, want %v", err, tt.wantErr)
+			}
+			if b, _ := os.ReadFile(name); string(b) != tt.want {
+				t.Errorf("file holds %d bytes, want %d", len(b), len(tt.want))
+			}
+			if got := listTree(t, dir); !slices.Equal(got, []string{"index.cdxj"}) {
+				t.Errorf("tree = %q", got)
+			}
+		})
+	}
+}
+
+// A scratch file from CreateTemp is one CleanTemp removes.
+func TestCreateTempIsCleaned(t *testing.T) {
+	dir := t.TempDir()
+	f, err := CreateTemp(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if n, err := CleanTemp(dir); n != 1 || err != nil {
+		t.Errorf("CleanTemp = %d, %v; want the scratch file removed", n, err)
 	}
 }

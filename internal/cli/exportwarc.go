@@ -174,20 +174,9 @@ func exportWARC(ctx context.Context, r *reader, runs []store.Run, dir, software 
 		}
 		files = append(files, written...)
 	}
-	var lines []warc.Line
-	for _, f := range files {
-		ls, err := warc.IndexFile(filepath.Join(dir, f), f)
-		if err != nil {
-			return nil, err
-		}
-		lines = append(lines, ls...)
-	}
-	warc.SortLines(lines)
-	var b bytes.Buffer
-	if err := warc.WriteLines(&b, lines); err != nil {
-		return nil, err
-	}
-	return files, archive.WriteFile(filepath.Join(dir, archive.IndexFile), b.Bytes(), 0o644)
+	return files, archive.WriteFileFrom(filepath.Join(dir, archive.IndexFile), 0o644, func(w io.Writer) error {
+		return warc.WriteIndex(w, dir, files)
+	})
 }
 
 // notCaptured is what the metadata record of a version stored before strata kept HTTP heads says.

@@ -1,8 +1,8 @@
 package runcycle
 
 import (
-	"bytes"
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -27,20 +27,10 @@ func sealWARC(arch *archive.Dir, start time.Time) error {
 		return err
 	}
 	crashpoint.Hit("warc-sealed")
-	var lines []warc.Line
-	for _, n := range names {
-		ls, err := warc.FileLines(filepath.Join(dir, n), n)
-		if err != nil {
-			return err
-		}
-		lines = append(lines, ls...)
-	}
-	warc.SortLines(lines)
-	var b bytes.Buffer
-	if err := warc.WriteLines(&b, lines); err != nil {
-		return err
-	}
-	if err := archive.WriteFile(filepath.Join(dir, archive.IndexFile), b.Bytes(), 0o644); err != nil {
+	err = archive.WriteFileFrom(filepath.Join(dir, archive.IndexFile), 0o644, func(w io.Writer) error {
+		return warc.WriteIndex(w, dir, names)
+	})
+	if err != nil {
 		return err
 	}
 	if err := mergeIndexes(arch); err != nil {
@@ -70,9 +60,7 @@ func mergeIndexes(arch *archive.Dir) error {
 		srcs = append(srcs, warc.Source{Path: p, Prefix: path.Join(e.Name(), archive.WARCDir) + "/"})
 	}
 	sort.Slice(srcs, func(i, j int) bool { return srcs[i].Path < srcs[j].Path })
-	var b bytes.Buffer
-	if err := warc.Merge(&b, srcs); err != nil {
-		return err
-	}
-	return archive.WriteFile(filepath.Join(arch.Root(), archive.IndexFile), b.Bytes(), 0o644)
+	return archive.WriteFileFrom(filepath.Join(arch.Root(), archive.IndexFile), 0o644, func(w io.Writer) error {
+		return warc.Merge(w, srcs)
+	})
 }

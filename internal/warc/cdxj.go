@@ -3,6 +3,7 @@ package warc
 import (
 	"bufio"
 	"bytes"
+	"container/heap"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -56,30 +57,31 @@ func (l Line) String() string {
 }
 
 // IndexFile reads every record of the WARC file at path, validating each (digests included), and
-// returns the CDXJ lines of the indexed ones, with filename as their file name. A record that does
-// not validate is an error: strata indexes only what it can vouch for.
-func IndexFile(path, filename string) ([]Line, error) {
+// calls fn with the CDXJ line of each indexed one, with filename as its file name. A record that
+// does not validate is an error: strata indexes only what it can vouch for.
+func IndexFile(path, filename string, fn func(Line) error) error {
 	r, err := OpenReader(path)
 	if err != nil {
-		return nil, fmt.Errorf("warc: index %s: %w", path, err)
+		return fmt.Errorf("warc: index %s: %w", path, err)
 	}
 	defer r.Close()
-	var lines []Line
 	for rec, err := range r.Records() {
 		if err != nil {
-			return nil, fmt.Errorf("warc: index %s: record at %d: %w", path, rec.Offset, err)
+			return fmt.Errorf("warc: index %s: record at %d: %w", path, rec.Offset, err)
 		}
 		l, ok, err := lineOf(rec)
 		rec.Close()
 		if err != nil {
-			return nil, fmt.Errorf("warc: index %s: record at %d: %w", path, rec.Offset, err)
+			return fmt.Errorf("warc: index %s: record at %d: %w", path, rec.Offset, err)
 		}
 		if ok {
 			l.Filename = filename
-			lines = append(lines, l)
+			if err := fn(l); err != nil {
+				return err
+			}
 		}
 	}
-	return lines, nil
+	return nil
 }
 
 // ReadOptions are the options strata reads its WARC files with: every syntax error, spec violation
@@ -199,37 +201,6 @@ func SURT(u string) string {
 	return key
 }
 
-// SortLines sorts lines as CDXJ files are sorted: by the bytes of the line.
-func SortLines(lines []Line) {
-	s := make([]string, len(lines))
-	for i, l := range lines {
-		s[i] = l.String()
-	}
-	sort.Sort(byString{lines, s})
-}
-
-type byString struct {
-	lines []Line
-	s     []string
-}
-
-func (b byString) Len() int           { return len(b.lines) }
-func (b byString) Less(i, j int) bool { return b.s[i] < b.s[j] }
-func (b byString) Swap(i, j int) {
-	b.lines[i], b.lines[j] = b.lines[j], b.lines[i]
-	b.s[i], b.s[j] = b.s[j], b.s[i]
-}
-
-// WriteLines writes lines, one a line.
-func WriteLines(w io.Writer, lines []Line) error {
-	bw := bufio.NewWriter(w)
-	for _, l := range lines {
-		bw.WriteString(l.String())
-		bw.WriteByte('\n')
-	}
-	return bw.Flush()
-}
-
 // Source is a sorted CDXJ file for Merge, and the prefix its lines' file names get in the merged
 // index ("" for none): a merged index over several directories names each file by its path.
 type Source struct {
@@ -239,65 +210,80 @@ type Source struct {
 // Merge writes to w the lines of the sorted CDXJ files srcs, as one sorted index, reading each a
 // line at a time, so a merged index of any size costs the memory of one line per file.
 func Merge(w io.Writer, srcs []Source) error {
-	type reader struct {
-		sc     *bufio.Scanner
-		line   string
-		prefix string
-		f      *os.File
-	}
-	var rs []*reader
+	var h mergeHeap
 	defer func() {
-		for _, r := range rs {
+		for _, r := range h {
 			r.f.Close()
 		}
 	}()
-	next := func(r *reader) (bool, error) {
-		if !r.sc.Scan() {
-			return false, r.sc.Err()
-		}
-		r.line = r.sc.Text()
-		if r.prefix != "" {
-			// filename is the last field; a quote inside a URL is escaped, so this is the field.
-			r.line = strings.Replace(r.line, `"filename":"`, `"filename":"`+r.prefix, 1)
-		}
-		return true, nil
-	}
 	for _, src := range srcs {
 		f, err := os.Open(src.Path)
 		if err != nil {
 			return fmt.Errorf("warc: merge %s: %w", src.Path, err)
 		}
-		r := &reader{sc: bufio.NewScanner(f), f: f, prefix: src.Prefix}
-		r.sc.Buffer(make([]byte, 64<<10), 16<<20)
-		rs = append(rs, r)
-		ok, err := next(r)
+		r := &mergeReader{sc: bufio.NewScanner(f), f: f, prefix: src.Prefix}
+		r.sc.Buffer(make([]byte, 64<<10), maxLine)
+		ok, err := r.next()
 		if err != nil {
+			f.Close()
 			return fmt.Errorf("warc: merge %s: %w", src.Path, err)
 		}
 		if !ok {
-			r.f.Close()
-			rs = rs[:len(rs)-1]
+			f.Close()
+			continue
 		}
+		h = append(h, r)
 	}
+	heap.Init(&h)
 	bw := bufio.NewWriter(w)
-	for len(rs) > 0 {
-		best := 0
-		for i, r := range rs {
-			if r.line < rs[best].line {
-				best = i
-			}
-		}
-		r := rs[best]
+	for len(h) > 0 {
+		r := h[0]
 		bw.WriteString(r.line)
 		bw.WriteByte('\n')
-		ok, err := next(r)
+		ok, err := r.next()
 		if err != nil {
-			return fmt.Errorf("warc: merge: %w", err)
+			return fmt.Errorf("warc: merge %s: %w", r.f.Name(), err)
 		}
-		if !ok {
+		if ok {
+			heap.Fix(&h, 0)
+		} else {
 			r.f.Close()
-			rs = append(rs[:best], rs[best+1:]...)
+			heap.Pop(&h)
 		}
 	}
 	return bw.Flush()
+}
+
+// mergeReader is one of Merge's files, at its current line.
+type mergeReader struct {
+	sc     *bufio.Scanner
+	line   string
+	prefix string
+	f      *os.File
+}
+
+func (r *mergeReader) next() (bool, error) {
+	if !r.sc.Scan() {
+		return false, r.sc.Err()
+	}
+	r.line = r.sc.Text()
+	if r.prefix != "" {
+		// filename is the last field; a quote inside a URL is escaped, so this is the field.
+		r.line = strings.Replace(r.line, `"filename":"`, `"filename":"`+r.prefix, 1)
+	}
+	return true, nil
+}
+
+// mergeHeap orders Merge's files by their current lines: a year of daily runs merges hundreds.
+type mergeHeap []*mergeReader
+
+func (h mergeHeap) Len() int           { return len(h) }
+func (h mergeHeap) Less(i, j int) bool { return h[i].line < h[j].line }
+func (h mergeHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *mergeHeap) Push(x any)        { *h = append(*h, x.(*mergeReader)) }
+func (h *mergeHeap) Pop() any {
+	old := *h
+	r := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return r
 }

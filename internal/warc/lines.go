@@ -2,9 +2,11 @@ package warc
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -82,56 +84,103 @@ func (lf *linesFile) abandon() {
 	os.Remove(lf.path)
 }
 
-// FileLines returns the index lines of the final WARC file at path, named filename in them: those
-// its writer left beside it when it closed the file whole, or, where there are none or they do not
-// describe the file as it is, those IndexFile reads back from it.
-func FileLines(path, filename string) ([]Line, error) {
-	lines, err := readLinesFile(path)
+// FileLines calls fn with each index line of the final WARC file at path, named filename in them:
+// those its writer left beside it when it closed the file whole, or, where there are none or they
+// do not describe the file as it is, those IndexFile reads back from it. The lines are read one at
+// a time, so a file of any size costs the memory of one line. A kept line that does not decode,
+// though its trailer vouched for the lines, is a *BadLinesError: fn has had the lines before it.
+func FileLines(path, filename string, fn func(Line) error) error {
+	f, end, err := openLines(path)
 	if err != nil {
-		return IndexFile(path, filename)
+		return IndexFile(path, filename, fn)
 	}
-	for i := range lines {
-		lines[i].Filename = filename
+	defer f.Close()
+	sc := bufio.NewScanner(io.LimitReader(f, end))
+	sc.Buffer(make([]byte, 64<<10), maxLine)
+	for n := 1; sc.Scan(); n++ {
+		var l Line
+		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
+			return &BadLinesError{Path: path + LinesSuffix, Line: n, Err: err}
+		}
+		l.Filename = filename
+		if err := fn(l); err != nil {
+			return err
+		}
 	}
-	return lines, nil
+	if err := sc.Err(); err != nil {
+		return &BadLinesError{Path: path + LinesSuffix, Err: err}
+	}
+	return nil
 }
 
-func readLinesFile(path string) ([]Line, error) {
+// BadLinesError is a lines file whose trailer describes its WARC file but whose lines do not all
+// read: damaged after it was written. Reading the WARC file back (IndexFile) gives its lines.
+type BadLinesError struct {
+	Path string
+	Line int // 0 when the file could not be read
+	Err  error
+}
+
+func (e *BadLinesError) Error() string {
+	if e.Line == 0 {
+		return fmt.Sprintf("warc: index lines %s: %v", e.Path, e.Err)
+	}
+	return fmt.Sprintf("warc: index lines %s: line %d: %v", e.Path, e.Line, e.Err)
+}
+
+func (e *BadLinesError) Unwrap() error { return e.Err }
+
+// maxLine bounds a line of a lines file or an index: a URL of up to 2 MB and its SURT key
+// (strata refuses longer ones) fit.
+const maxLine = 16 << 20
+
+// openLines opens the lines file of the WARC file at path when its trailer (its last line)
+// describes that file as it is, and returns it with the length of the lines before the trailer.
+func openLines(path string) (*os.File, int64, error) {
 	st, err := os.Stat(path)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	f, err := os.Open(path + LinesSuffix)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64<<10), 16<<20)
-	var raw [][]byte
-	for sc.Scan() {
-		raw = append(raw, append([]byte(nil), sc.Bytes()...))
+	t, end, err := readTrailer(f)
+	if err == nil && (t.WARC != filepath.Base(path) || t.Size != st.Size()) {
+		err = fmt.Errorf("lines of %q (%d bytes), not of %s (%d bytes)", t.WARC, t.Size, filepath.Base(path), st.Size())
 	}
-	if err := sc.Err(); err != nil {
-		return nil, err
+	if err != nil {
+		f.Close()
+		return nil, 0, err
 	}
-	if len(raw) == 0 {
-		return nil, errors.New("no lines")
-	}
+	return f, end, nil
+}
+
+// readTrailer reads the last line of the lines file f, which must end in a newline, and returns
+// it decoded with its offset.
+func readTrailer(f *os.File) (linesTrailer, int64, error) {
 	var t linesTrailer
-	if err := json.Unmarshal(raw[len(raw)-1], &t); err != nil {
-		return nil, err
+	st, err := f.Stat()
+	if err != nil {
+		return t, 0, err
 	}
-	if t.WARC != filepath.Base(path) || t.Size != st.Size() {
-		return nil, fmt.Errorf("lines of %q (%d bytes), not of %s (%d bytes)", t.WARC, t.Size, filepath.Base(path), st.Size())
+	// A trailer is a file name and a size: far shorter than this.
+	tail := make([]byte, min(st.Size(), 4<<10))
+	if _, err := f.ReadAt(tail, st.Size()-int64(len(tail))); err != nil {
+		return t, 0, err
 	}
-	lines := make([]Line, len(raw)-1)
-	for i, b := range raw[:len(raw)-1] {
-		if err := json.Unmarshal(b, &lines[i]); err != nil {
-			return nil, err
-		}
+	body, ok := bytes.CutSuffix(tail, []byte("\n"))
+	if !ok {
+		return t, 0, errors.New("no trailer: the lines end without a newline")
 	}
-	return lines, nil
+	i := bytes.LastIndexByte(body, '\n') + 1
+	if i == 0 && int64(len(tail)) < st.Size() {
+		return t, 0, errors.New("no trailer: the last line is too long")
+	}
+	if err := json.Unmarshal(body[i:], &t); err != nil || t.WARC == "" {
+		return t, 0, fmt.Errorf("no trailer: %q", body[i:])
+	}
+	return t, st.Size() - int64(len(tail)) + int64(i), nil
 }
 
 // RemoveLines removes the lines files in dir, and any a writer left half written, once the run's

@@ -123,7 +123,7 @@ func TestWriteAndReadBackWithValidation(t *testing.T) {
 		t.Error("payload digest is not sha1")
 	}
 
-	lines, err := IndexFile(filepath.Join(dir, "strata-test-00001.warc.gz"), "strata-test-00001.warc.gz")
+	lines, err := collect(IndexFile, filepath.Join(dir, "strata-test-00001.warc.gz"), "strata-test-00001.warc.gz")
 	if err != nil {
 		t.Fatal(err)
 	}
