@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"net/url"
 	"os"
@@ -188,16 +189,18 @@ type ManifestEntry struct {
 	Path    string `json:"path,omitempty"` // the page's current version, relative to the root
 }
 
-// WriteManifest writes the manifest of the run that started at runStart, replacing any earlier one.
-func (d *Dir) WriteManifest(runStart time.Time, entries []ManifestEntry) error {
-	var b strings.Builder
-	enc := json.NewEncoder(&b)
-	for _, e := range entries {
-		if err := enc.Encode(e); err != nil {
-			return fmt.Errorf("archive: manifest: %w", err)
-		}
+// WriteManifest writes the manifest of the run that started at runStart, replacing any earlier one:
+// entries calls add with each line in turn, and the lines are written as they come, so a run of
+// any size costs the memory of one. An error from entries or add leaves the old manifest, if any.
+func (d *Dir) WriteManifest(runStart time.Time, entries func(add func(ManifestEntry) error) error) error {
+	err := WriteFileFrom(filepath.Join(d.root, RunDir(runStart), ManifestFile), 0o644, func(w io.Writer) error {
+		enc := json.NewEncoder(w)
+		return entries(func(e ManifestEntry) error { return enc.Encode(e) })
+	})
+	if err != nil {
+		return fmt.Errorf("archive: manifest: %w", err)
 	}
-	return WriteFile(filepath.Join(d.root, RunDir(runStart), ManifestFile), []byte(b.String()), 0o644)
+	return nil
 }
 
 // Snapshot hard-links the files of the version at from into the run directory of runStart, so that

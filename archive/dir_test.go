@@ -151,7 +151,8 @@ func TestManifestAndSnapshot(t *testing.T) {
 	if !os.SameFile(a, b) {
 		t.Error("snapshot is not a hard link")
 	}
-	if err := d.WriteManifest(next, []archive.ManifestEntry{{URL: "https://a.example/x", Outcome: "unchanged", Path: rel}}); err != nil {
+	entry := archive.ManifestEntry{URL: "https://a.example/x", Outcome: "unchanged", Path: rel}
+	if err := d.WriteManifest(next, func(add func(archive.ManifestEntry) error) error { return add(entry) }); err != nil {
 		t.Fatal(err)
 	}
 	got, _ := os.ReadFile(filepath.Join(d.Root(), "2026-11-23T031500Z", "manifest.jsonl"))

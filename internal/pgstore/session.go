@@ -199,33 +199,34 @@ func (db *DB) RunFiles(ctx context.Context, run int64, fn func(version, unchange
 	return nil
 }
 
-// RunManifest lists the pages crawled in a run, in the order they were crawled.
-func (db *DB) RunManifest(ctx context.Context, runID int64) ([]store.ManifestEntry, error) {
+// RunManifest calls fn with each page crawled in a run, in the order they were crawled, one row
+// at a time. An error from fn stops it.
+func (db *DB) RunManifest(ctx context.Context, runID int64, fn func(store.ManifestEntry) error) error {
 	rows, err := db.pool.Query(ctx, `SELECT u.url, `+factsOf("f")+`,
 		(SELECT g.archive_path FROM fetches g WHERE g.url_id = f.url_id AND g.archive_path IS NOT NULL AND g.id <= f.id
 		 ORDER BY g.id DESC LIMIT 1)
 		FROM fetches f JOIN urls u ON u.id = f.url_id WHERE f.run_id = $1 ORDER BY f.id`, runID)
 	if err != nil {
-		return nil, fmt.Errorf("manifest of run %d: %w", runID, err)
+		return fmt.Errorf("manifest of run %d: %w", runID, err)
 	}
-	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (store.ManifestEntry, error) {
+	defer rows.Close()
+	for rows.Next() {
 		var e store.ManifestEntry
 		var f outcome.Fetch
 		var current *string
-		if err := row.Scan(append(append([]any{&e.URL}, factDests(&f)...), &current)...); err != nil {
-			return e, err
+		if err := rows.Scan(append(append([]any{&e.URL}, factDests(&f)...), &current)...); err != nil {
+			return fmt.Errorf("manifest of run %d: %w", runID, err)
 		}
 		e.Current = deref(current)
-		e.Outcome = string(outcome.Of(f))
-		if outcome.Of(f) == outcome.Other {
-			e.Outcome = fmt.Sprintf("http_%d", f.Status)
+		e.Outcome = store.ManifestOutcome(f)
+		if err := fn(e); err != nil {
+			return err
 		}
-		return e, nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("manifest of run %d: %w", runID, err)
 	}
-	return out, nil
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("manifest of run %d: %w", runID, err)
+	}
+	return nil
 }
 
 // PendingPrunes lists the versions marked pruned whose files may not have been removed yet.

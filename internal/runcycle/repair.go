@@ -2,6 +2,7 @@ package runcycle
 
 import (
 	"context"
+	"errors"
 	"hash/maphash"
 	"log/slog"
 	"slices"
@@ -126,15 +127,19 @@ func FinishPrunes(ctx context.Context, db Store, arch *archive.Dir, log *slog.Lo
 	return nil
 }
 
-// writeManifest writes the run directory's manifest.jsonl from the run's fetches.
+// writeManifest writes the run directory's manifest.jsonl from the run's fetches. A run that
+// fetched nothing gets none, nor a directory for it.
 func writeManifest(ctx context.Context, db Store, arch *archive.Dir, runID int64, start time.Time) error {
-	entries, err := db.RunManifest(ctx, runID)
-	if err != nil || len(entries) == 0 {
+	errSome := errors.New("the run fetched a page")
+	switch err := db.RunManifest(ctx, runID, func(store.ManifestEntry) error { return errSome }); {
+	case err == nil:
+		return nil
+	case !errors.Is(err, errSome):
 		return err
 	}
-	lines := make([]archive.ManifestEntry, len(entries))
-	for i, e := range entries {
-		lines[i] = archive.ManifestEntry{URL: e.URL, Outcome: e.Outcome, Path: e.Current}
-	}
-	return arch.WriteManifest(start, lines)
+	return arch.WriteManifest(start, func(add func(archive.ManifestEntry) error) error {
+		return db.RunManifest(ctx, runID, func(e store.ManifestEntry) error {
+			return add(archive.ManifestEntry{URL: e.URL, Outcome: e.Outcome, Path: e.Current})
+		})
+	})
 }

@@ -29,7 +29,7 @@ type Store interface {
 	UnsealedRuns(ctx context.Context) ([]store.Run, error)
 	SealRun(ctx context.Context, run int64, at time.Time) error
 	RunFiles(ctx context.Context, run int64, fn func(version, unchangedURL string)) error
-	RunManifest(ctx context.Context, runID int64) ([]store.ManifestEntry, error)
+	RunManifest(ctx context.Context, runID int64, fn func(store.ManifestEntry) error) error
 	PendingPrunes(ctx context.Context) ([]string, error)
 	Pruned(ctx context.Context, paths []string) error
 }

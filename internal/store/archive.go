@@ -29,32 +29,43 @@ type ManifestEntry struct {
 	Current string // archive path of the page's current version, "" if none
 }
 
-// RunManifest lists the pages crawled in a run, in the order they were crawled.
-func (db *DB) RunManifest(ctx context.Context, runID int64) ([]ManifestEntry, error) {
+// RunManifest calls fn with each page crawled in a run, in the order they were crawled, one row
+// at a time: a run of a million pages is not held in memory. An error from fn stops it.
+func (db *DB) RunManifest(ctx context.Context, runID int64, fn func(ManifestEntry) error) error {
 	rows, err := db.sql.QueryContext(ctx, `SELECT u.url, `+factsOf("f")+`,
 		(SELECT g.archive_path FROM fetches g WHERE g.url_id = f.url_id AND g.archive_path IS NOT NULL AND g.id <= f.id
 		 ORDER BY g.id DESC LIMIT 1)
 		FROM fetches f JOIN urls u ON u.id = f.url_id WHERE f.run_id = ? ORDER BY f.id`, runID)
 	if err != nil {
-		return nil, fmt.Errorf("manifest of run %d: %w", runID, err)
+		return fmt.Errorf("manifest of run %d: %w", runID, err)
 	}
 	defer rows.Close()
-	var out []ManifestEntry
 	for rows.Next() {
 		var e ManifestEntry
 		var f outcome.Fetch
 		var current sql.NullString
 		if err := rows.Scan(append(append([]any{&e.URL}, factDests(&f)...), &current)...); err != nil {
-			return nil, fmt.Errorf("manifest of run %d: %w", runID, err)
+			return fmt.Errorf("manifest of run %d: %w", runID, err)
 		}
 		e.Current = current.String
-		e.Outcome = string(outcome.Of(f))
-		if outcome.Of(f) == outcome.Other {
-			e.Outcome = fmt.Sprintf("http_%d", f.Status)
+		e.Outcome = ManifestOutcome(f)
+		if err := fn(e); err != nil {
+			return err
 		}
-		out = append(out, e)
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("manifest of run %d: %w", runID, err)
+	}
+	return nil
+}
+
+// ManifestOutcome is what a run's manifest says of fetch f: its outcome.Kind, or http_<status>
+// for a status no kind names.
+func ManifestOutcome(f outcome.Fetch) string {
+	if k := outcome.Of(f); k != outcome.Other {
+		return string(k)
+	}
+	return fmt.Sprintf("http_%d", f.Status)
 }
 
 // ArchivePaths returns the archive paths of a URL's stored versions, oldest first.

@@ -36,7 +36,8 @@ func TestRunManifest(t *testing.T) {
 		rec.URLID, rec.RunID, rec.FetchedAt, rec.NextFr = d.ID, run2, now, 1
 		db.RecordFetch(ctx, rec)
 	}
-	m, err := db.RunManifest(ctx, run2)
+	var m []store.ManifestEntry
+	err := db.RunManifest(ctx, run2, func(e store.ManifestEntry) error { m = append(m, e); return nil })
 	if err != nil {
 		t.Fatal(err)
 	}
