@@ -33,10 +33,12 @@ type Seeds interface {
 	AddSeeds(ctx context.Context, seeds []store.NewSeed) ([]store.SeedOutcome, error)
 }
 
-// Runs begins and ends runs; RecentRuns (crawler.RunStore) lists them.
+// Runs begins and ends runs, and lists a run's fetches for its manifest when it is sealed;
+// RecentRuns (crawler.RunStore) lists them.
 type Runs interface {
 	BeginRun(ctx context.Context, started time.Time, offset time.Duration) (int64, error)
 	FinishRun(ctx context.Context, r store.Run) error
+	RunManifest(ctx context.Context, runID int64, fn func(store.ManifestEntry) error) error
 }
 
 // The per-role suites below let a backend prove one role at a time. Each takes the role under test
@@ -147,6 +149,7 @@ func RunRecorder(t *testing.T, open func(t *testing.T) RecorderRoles) {
 	suite[RecorderRoles]{
 		{"Recorder/RecordFetches", testRecordFetches},
 		{"Recorder/SetState", testSetState},
+		{"Recorder/RunManifest", testRunManifest},
 	}.run(t, open)
 }
 
@@ -503,6 +506,75 @@ func testRecordFetches(t *testing.T, st RecorderRoles) {
 	}
 	if u := next(t, st, run, "a.test"); u.ID == a.ID {
 		t.Errorf("NextDue handed out URL %d again after its fetch was recorded", a.ID)
+	}
+}
+
+// testRunManifest: a run's manifest lists its fetches in the order they were recorded, each with
+// its outcome and the page's current version then (the one a 304 kept from an earlier run); an
+// error from the caller's function stops the listing and is returned.
+func testRunManifest(t *testing.T, st RecorderRoles) {
+	ctx := t.Context()
+	seed(t, st, "http://a.test/1", "http://a.test/2", "http://a.test/3")
+	run1, start1 := begin(t, st, 1)
+	for range 3 {
+		u := next(t, st, run1, "a.test")
+		rec := store.FetchRecord{URLID: u.ID, RunID: run1, FetchedAt: start1, Status: 200, ContentHash: "h1", Changed: true,
+			Magnitude: -1, NextFr: 1, ArchivePath: "r1/" + u.URL[len("http://"):]}
+		if err := st.RecordFetch(ctx, rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, _, err := st.Countdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	run2, start2 := begin(t, st, 2)
+	path := func(run string, u *store.DueURL) string { return run + "/" + u.URL[len("http://"):] }
+	var first *store.DueURL
+	var want []store.ManifestEntry
+	for i, status := range []int{200, 304, 301, 418} {
+		u := first // the last fetch is of the first URL again, within the run
+		if i < 3 {
+			u = next(t, st, run2, "a.test")
+		}
+		rec := store.FetchRecord{URLID: u.ID, RunID: run2, FetchedAt: start2.Add(time.Duration(i) * time.Minute), Status: status,
+			Magnitude: -1, NextFr: 1}
+		e := store.ManifestEntry{URL: u.URL, Current: path("r1", u)}
+		switch status {
+		case 200:
+			first = u
+			rec.ContentHash, rec.Changed, rec.ArchivePath = "h2", true, path("r2", u)
+			e.Outcome, e.Current = "changed", rec.ArchivePath
+		case 304:
+			rec.NotModified = true
+			e.Outcome = "not_modified"
+		case 301:
+			e.Outcome = "redirect"
+		case 418:
+			e.Outcome, e.Current = "http_418", path("r2", u)
+		}
+		if err := st.RecordFetch(ctx, rec); err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, e)
+	}
+	var got []store.ManifestEntry
+	if err := st.RunManifest(ctx, run2, func(e store.ManifestEntry) error { got = append(got, e); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("manifest of run 2:\n%+v\nwant\n%+v", got, want)
+	}
+	stop := errors.New("stop")
+	calls := 0
+	err := st.RunManifest(ctx, run2, func(store.ManifestEntry) error {
+		calls++
+		if calls == 2 {
+			return stop
+		}
+		return nil
+	})
+	if !errors.Is(err, stop) || calls != 2 {
+		t.Errorf("RunManifest with a function that fails on its second call: %d calls, %v; want 2 and its error", calls, err)
 	}
 }
 
