@@ -130,8 +130,8 @@ func (e *BadLinesError) Error() string {
 
 func (e *BadLinesError) Unwrap() error { return e.Err }
 
-// maxLine bounds a line of a lines file or an index: a URL of up to 2 MB and its SURT key
-// (strata refuses longer ones) fit.
+// maxLine bounds a line of a lines file or an index, which holds its URL twice (the SURT key and
+// the url field): far above the URL filter's default max_length of 2,048 bytes.
 const maxLine = 16 << 20
 
 // openLines opens the lines file of the WARC file at path when its trailer (its last line)
