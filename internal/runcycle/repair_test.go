@@ -1,6 +1,8 @@
 package runcycle
 
 import (
+	"errors"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -12,8 +14,8 @@ import (
 )
 
 // A run whose seal was refused — its manifest could not be written, as on a full disk — stays
-// unsealed, and the next session seals it: orphans removed, recorded versions and snapshot links
-// kept, manifest written.
+// unsealed, and the next session seals it: orphans and scratch files removed, recorded versions
+// and snapshot links kept, manifest written.
 func TestRepairSealsARunWhoseSealFailed(t *testing.T) {
 	ctx := t.Context()
 	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "strata.db"), store.Options{})
@@ -71,6 +73,12 @@ func TestRepairSealsARunWhoseSealFailed(t *testing.T) {
 
 	orphan, err := arch.Write(start, page("https://a.example/orphan")) // say, written before a kill
 	must(err)
+	// A seal killed while sorting the run's WARC index leaves its scratch files.
+	warcDir := arch.WARCPath(start)
+	must(os.MkdirAll(warcDir, 0o755))
+	scratch, err := archive.CreateTemp(warcDir)
+	must(err)
+	must(scratch.Close())
 	must(os.RemoveAll(manifest))
 	must(repair(ctx, db, arch, slog.New(slog.DiscardHandler)))
 	if runs, err := db.UnsealedRuns(ctx); err != nil || len(runs) != 0 {
@@ -81,6 +89,9 @@ func TestRepairSealsARunWhoseSealFailed(t *testing.T) {
 	}
 	if arch.Check(orphan) == nil {
 		t.Error("the orphan version survived the repair")
+	}
+	if _, err := os.Stat(scratch.Name()); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the index's scratch file survived the repair: %v", err)
 	}
 	for _, v := range []string{stored, snap, old} {
 		if err := arch.Check(v); err != nil {
