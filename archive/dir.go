@@ -193,14 +193,10 @@ type ManifestEntry struct {
 // entries calls add with each line in turn, and the lines are written as they come, so a run of
 // any size costs the memory of one. An error from entries or add leaves the old manifest, if any.
 func (d *Dir) WriteManifest(runStart time.Time, entries func(add func(ManifestEntry) error) error) error {
-	err := WriteFileFrom(filepath.Join(d.root, RunDir(runStart), ManifestFile), 0o644, func(w io.Writer) error {
+	return WriteFileFrom(filepath.Join(d.root, RunDir(runStart), ManifestFile), 0o644, func(w io.Writer) error {
 		enc := json.NewEncoder(w)
 		return entries(func(e ManifestEntry) error { return enc.Encode(e) })
 	})
-	if err != nil {
-		return fmt.Errorf("archive: manifest: %w", err)
-	}
-	return nil
 }
 
 // Snapshot hard-links the files of the version at from into the run directory of runStart, so that
