@@ -92,12 +92,7 @@ func (s *lineSorter) spill() error {
 		return fmt.Errorf("warc: sort the index: %w", err)
 	}
 	s.runs = append(s.runs, f.Name())
-	bw := bufio.NewWriterSize(f, 64<<10)
-	for _, l := range s.lines {
-		bw.WriteString(l)
-		bw.WriteByte('\n')
-	}
-	err = bw.Flush()
+	err = writeLines(f, s.lines)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
@@ -113,12 +108,7 @@ func (s *lineSorter) spill() error {
 func (s *lineSorter) write(w io.Writer) error {
 	if len(s.runs) == 0 {
 		slices.Sort(s.lines)
-		bw := bufio.NewWriter(w)
-		for _, l := range s.lines {
-			bw.WriteString(l)
-			bw.WriteByte('\n')
-		}
-		return bw.Flush()
+		return writeLines(w, s.lines)
 	}
 	if len(s.lines) > 0 {
 		if err := s.spill(); err != nil {
@@ -130,6 +120,16 @@ func (s *lineSorter) write(w io.Writer) error {
 		srcs[i] = Source{Path: r}
 	}
 	return Merge(w, srcs)
+}
+
+// writeLines writes lines to w, each ended by a newline.
+func writeLines(w io.Writer, lines []string) error {
+	bw := bufio.NewWriterSize(w, 64<<10)
+	for _, l := range lines {
+		bw.WriteString(l)
+		bw.WriteByte('\n')
+	}
+	return bw.Flush()
 }
 
 // close removes the scratch files.
