@@ -214,7 +214,7 @@ func responseBlockHead(x Exchange) ([]byte, error) {
 	}
 	lines := strings.Split(string(head[:end]), "\r\n")
 	var b bytes.Buffer
-	b.Grow(end + 128 + len(x.Body))
+	b.Grow(end + 128)
 	b.WriteString(lines[0] + "\r\n")
 	encoded, length := false, ""
 	for _, l := range lines[1:] {
