@@ -33,8 +33,8 @@ type Seeds interface {
 	AddSeeds(ctx context.Context, seeds []store.NewSeed) ([]store.SeedOutcome, error)
 }
 
-// Runs begins and ends runs, and lists a run's fetches for its manifest when it is sealed;
-// RecentRuns (crawler.RunStore) lists them.
+// Runs begins and ends runs, and lists a run's fetches for the manifest its seal writes;
+// RecentRuns (crawler.RunStore) lists the runs.
 type Runs interface {
 	BeginRun(ctx context.Context, started time.Time, offset time.Duration) (int64, error)
 	FinishRun(ctx context.Context, r store.Run) error
