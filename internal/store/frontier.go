@@ -507,8 +507,8 @@ func (db *DB) Enqueue(ctx context.Context, u NewURL, runStart time.Time) (id int
 // (FetchRecord.Found) rather than in a transaction of its own.
 type Found struct {
 	URLs []NewURL // as ToDiscover returned them: known URLs never reach the write
-	// Added is set by RecordFetch and RecordFetches once the fetch is recorded: the URLs of URLs
-	// they inserted, as Discover returns them. Nil when none was, or when the record failed.
+	// Added is set by RecordFetch and RecordFetches once the fetch is recorded: the URLs they
+	// inserted, as Discover returns them. Nil when none was, or when the record failed.
 	Added []NewURL
 }
 

@@ -30,7 +30,7 @@ func writeIndex(w io.Writer, dir string, names []string, budget int) error {
 	readBack := map[string]bool{} // files whose kept lines were found damaged
 	for {
 		s := &lineSorter{dir: dir, budget: budget}
-		err := s.addFiles(dir, names, readBack)
+		err := s.addFiles(names, readBack)
 		var bad *BadLinesError
 		if errors.As(err, &bad) && !readBack[bad.Path] {
 			// Its lines up to the damage are in the sorter already: start again, reading
@@ -58,9 +58,11 @@ type lineSorter struct {
 	runs   []string // scratch files, each a sorted run of lines
 }
 
-func (s *lineSorter) addFiles(dir string, names []string, readBack map[string]bool) error {
+// addFiles adds the lines of the WARC files names in the sorter's directory: those kept beside
+// each, or those of its records for the files in readBack (by their lines files' paths).
+func (s *lineSorter) addFiles(names []string, readBack map[string]bool) error {
 	for _, n := range names {
-		p := filepath.Join(dir, n)
+		p := filepath.Join(s.dir, n)
 		var err error
 		if readBack[p+LinesSuffix] {
 			err = IndexFile(p, n, s.add)

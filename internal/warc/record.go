@@ -183,17 +183,15 @@ func Metadata(url string, date time.Time, concurrentTo string, facts [][2]string
 	}, date, b.Bytes())
 }
 
+// fieldBreaks keeps a field's value on its line. It is built once: building it for every field
+// cost more than the rest of the metadata record (docs/performance.md, section 10), and it
+// allocates only for a value it changes.
 var fieldBreaks = strings.NewReplacer("\r", " ", "\n", " ")
 
 func writeField(b *bytes.Buffer, name, value string) {
 	b.WriteString(name)
 	b.WriteString(": ")
-	if strings.ContainsAny(value, "\r\n") {
-		// A replacer is built only for the rare value that needs one: building it for every
-		// field cost more than the rest of the metadata record (docs/performance.md, section 10).
-		value = fieldBreaks.Replace(value)
-	}
-	b.WriteString(value)
+	b.WriteString(fieldBreaks.Replace(value))
 	b.WriteString("\r\n")
 }
 
