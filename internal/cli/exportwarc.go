@@ -79,7 +79,9 @@ during the crawl: every fetch, with revisit records for unchanged payloads and 3
 WARC files is written from the text archive: a response record for each version it stored, with
 the request and response heads strata kept — or, for a version stored before strata kept heads, a
 resource record and a metadata record saying so, never invented headers. Existing files in DIR
-with the same names are replaced.`,
+with the same names are replaced, each whole: exporting again into DIR gives the same files, and
+what a killed export left there (names starting ".strata-tmp-") is removed. Run one export into a
+directory at a time.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			r, err := a.openReader(cmd.Context())
@@ -128,7 +130,10 @@ SHA-256. Open it in ReplayWeb.page (replayweb.page, or its embeddable component)
 			if err != nil {
 				return err
 			}
-			tmp, err := os.MkdirTemp(filepath.Dir(out), ".strata-wacz-")
+			if err := removeExportTemps(filepath.Dir(out)); err != nil {
+				return fmt.Errorf("export wacz: %w", err)
+			}
+			tmp, err := os.MkdirTemp(filepath.Dir(out), exportTempPrefix)
 			if err != nil {
 				return fmt.Errorf("export wacz: %w", err)
 			}
@@ -153,6 +158,9 @@ SHA-256. Open it in ReplayWeb.page (replayweb.page, or its embeddable component)
 // the files' names.
 func exportWARC(ctx context.Context, r *reader, runs []store.Run, dir, software string, gzipLevel int) ([]string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("export warc: %w", err)
+	}
+	if err := removeExportTemps(dir); err != nil {
 		return nil, fmt.Errorf("export warc: %w", err)
 	}
 	var files []string
@@ -182,9 +190,82 @@ func exportWARC(ctx context.Context, r *reader, runs []store.Run, dir, software 
 // notCaptured is what the metadata record of a version stored before strata kept HTTP heads says.
 const notCaptured = "not captured: this version was archived before strata kept HTTP headers; the resource record holds the body as served, decompressed, with the content type recorded then"
 
-// synthesizeRun writes the versions a run stored, from the text archive, as WARC files in dir.
+// exportTempPrefix starts the name of every scratch file and directory an export makes beside its
+// output. Nothing else is named so; removeExportTemps relies on it.
+const exportTempPrefix = ".strata-tmp-"
+
+// removeExportTemps removes, from the top level of dir, the scratch files and directories that an
+// export killed there left behind. The directory is the user's, so nothing else is touched and
+// nothing below it is searched. It cannot tell a killed export's scratch from a running one's,
+// which is why one export into a directory at a time is the rule.
+func removeExportTemps(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		if os.IsNotExist(err) {
+			return nil
+		}
+		return err
+	}
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), exportTempPrefix) {
+			if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// synthesizeRun writes the versions a run stored, from the text archive, as WARC files in dir. It
+// writes them in a scratch directory and then renames each into place, so that exporting again
+// replaces the run's files whole rather than adding a second sequence of them beside the first.
 func synthesizeRun(ctx context.Context, r *reader, run store.Run, dir, software string, gzipLevel int) ([]string, error) {
 	prefix := "strata-export-" + archive.RunDir(run.StartedAt)
+	scratch, err := os.MkdirTemp(dir, exportTempPrefix)
+	if err != nil {
+		return nil, fmt.Errorf("export warc: run %d: %w", run.ID, err)
+	}
+	defer os.RemoveAll(scratch)
+	if err := writeRunWARC(ctx, r, run, scratch, prefix, software, gzipLevel); err != nil {
+		return nil, fmt.Errorf("export warc: run %d: %w", run.ID, err)
+	}
+	names, err := runFiles(scratch, prefix)
+	if err != nil {
+		return nil, fmt.Errorf("export warc: run %d: %w", run.ID, err)
+	}
+	old, err := runFiles(dir, prefix)
+	if err != nil {
+		return nil, fmt.Errorf("export warc: run %d: %w", run.ID, err)
+	}
+	written := map[string]bool{}
+	for _, n := range names {
+		if err := os.Rename(filepath.Join(scratch, n), filepath.Join(dir, n)); err != nil {
+			return nil, fmt.Errorf("export warc: %w", err)
+		}
+		written[n] = true
+	}
+	for _, n := range old {
+		if !written[n] { // an earlier export's file that this one did not rewrite
+			if err := os.Remove(filepath.Join(dir, n)); err != nil {
+				return nil, fmt.Errorf("export warc: %w", err)
+			}
+		}
+	}
+	return names, archive.SyncDir(dir)
+}
+
+// runFiles lists the WARC files of prefix in dir, by name.
+func runFiles(dir, prefix string) ([]string, error) {
+	names, err := filepath.Glob(filepath.Join(dir, prefix+"-*"+warc.Ext))
+	for i := range names {
+		names[i] = filepath.Base(names[i])
+	}
+	sort.Strings(names)
+	return names, err
+}
+
+// writeRunWARC writes the versions a run stored as WARC files of prefix in dir.
+func writeRunWARC(ctx context.Context, r *reader, run store.Run, dir, prefix, software string, gzipLevel int) error {
 	w := warc.NewWriter(dir, prefix, 1_000_000_000, warc.Info(software+" (export from the text archive)", "", run.StartedAt))
 	err := r.db.EachStoredVersion(ctx, run.ID, func(v store.StoredVersion) error {
 		meta, err := r.arch.ReadMeta(v.Path)
@@ -233,15 +314,7 @@ func synthesizeRun(ctx context.Context, r *reader, run store.Run, dir, software 
 	if cerr := w.Close(); err == nil {
 		err = cerr
 	}
-	if err != nil {
-		return nil, fmt.Errorf("export warc: run %d: %w", run.ID, err)
-	}
-	names, err := filepath.Glob(filepath.Join(dir, prefix+"-*"+warc.Ext))
-	for i := range names {
-		names[i] = filepath.Base(names[i])
-	}
-	sort.Strings(names)
-	return names, err
+	return err
 }
 
 func copyFile(from, to string) error {
@@ -256,7 +329,7 @@ func copyFile(from, to string) error {
 // writeAtomic writes a file through a temporary name in its directory, synced and renamed, so that
 // a kill leaves the old file or the new one, never part of one.
 func writeAtomic(name string, fill func(io.Writer) error) error {
-	f, err := os.CreateTemp(filepath.Dir(name), ".strata-tmp-")
+	f, err := os.CreateTemp(filepath.Dir(name), exportTempPrefix)
 	if err != nil {
 		return fmt.Errorf("write %s: %w", name, err)
 	}

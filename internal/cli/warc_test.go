@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync/atomic"
@@ -326,6 +327,42 @@ func TestExportWARCAndWACZ(t *testing.T) {
 		}
 	}
 
+	// Exporting again, over what a killed export left, gives the same files: the runs' files
+	// replaced rather than a second sequence beside them, the scratch gone, the user's file kept.
+	index, err := os.ReadFile(filepath.Join(out, "index.cdxj"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	left := map[string]string{
+		".strata-tmp-1234567890":                "part of an index",
+		".strata-tmp-987/strata-x.warc.gz.open": "part of a run",
+		"notes.txt":                             "the user's",
+	}
+	for name, data := range left {
+		os.MkdirAll(filepath.Dir(filepath.Join(out, name)), 0o755)
+		if err := os.WriteFile(filepath.Join(out, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e.mustRun("export", "warc", "--out", out)
+	again, _ := filepath.Glob(filepath.Join(out, "*.warc.gz"))
+	if !slices.Equal(again, files) {
+		t.Errorf("exported again: %v, want %v", again, files)
+	}
+	// The records are written anew (new record IDs, so new lengths): the index has the same captures.
+	reindexed, _ := os.ReadFile(filepath.Join(out, "index.cdxj"))
+	if g, w := cdxjCaptures(reindexed), cdxjCaptures(index); !slices.Equal(g, w) {
+		t.Errorf("exported again, the index holds %v, want %v", g, w)
+	}
+	entries, _ := os.ReadDir(out)
+	var names []string
+	for _, en := range entries {
+		names = append(names, en.Name())
+	}
+	if want := append([]string{"index.cdxj", "notes.txt"}, baseNames(files)...); !slices.Equal(names, want) {
+		t.Errorf("after exporting again the directory holds %v, want %v", names, want)
+	}
+
 	wacz := filepath.Join(e.dir, "all.wacz")
 	e.mustRun("export", "wacz", "--out", wacz)
 	zr, err := zip.OpenReader(wacz)
@@ -409,4 +446,22 @@ func TestWARCGzipLevel(t *testing.T) {
 	if _, errs, code := e.run("crawl"); code == 0 || !strings.Contains(errs, "warc_gzip_level") {
 		t.Errorf("level 10: exit %d, %q; want a refusal naming the key", code, errs)
 	}
+}
+
+func baseNames(paths []string) []string {
+	var out []string
+	for _, p := range paths {
+		out = append(out, filepath.Base(p))
+	}
+	return out
+}
+
+// cdxjCaptures is each line's key and timestamp.
+func cdxjCaptures(index []byte) []string {
+	var out []string
+	for line := range strings.Lines(string(index)) {
+		f := strings.Fields(line)
+		out = append(out, f[0]+" "+f[1])
+	}
+	return out
 }
