@@ -787,3 +787,47 @@ func (db *DB) History(ctx context.Context, u string) ([]store.HistoryEntry, erro
 	}
 	return out, nil
 }
+
+// EachVersion calls fn for every stored, unpruned version that f selects, oldest first, streaming
+// the rows. fn's error stops the walk and is returned as it is.
+func (db *DB) EachVersion(ctx context.Context, f store.VersionFilter, fn func(store.Version) error) error {
+	q := `SELECT f.id, u.url, coalesce(f.run_id, 0), f.fetched_at, coalesce(f.content_hash, ''), f.changed = 1,
+		f.archive_path, ` + firstOf("f") + `
+		FROM fetches f JOIN urls u ON u.id = f.url_id WHERE f.archive_path IS NOT NULL AND f.pruned_at IS NULL`
+	var args []any
+	if f.URL != "" {
+		args = append(args, f.URL)
+		q += fmt.Sprintf(` AND u.url = $%d`, len(args))
+	}
+	if !f.Since.IsZero() {
+		args = append(args, formatTime(f.Since))
+		q += fmt.Sprintf(` AND f.fetched_at >= $%d`, len(args))
+	}
+	if f.RunID != 0 {
+		args = append(args, f.RunID)
+		q += fmt.Sprintf(` AND f.run_id = $%d`, len(args))
+	}
+	if f.Host != "" {
+		args = append(args, f.Host)
+		q += fmt.Sprintf(` AND u.host = $%d`, len(args))
+	}
+	rows, err := db.pool.Query(ctx, q+` ORDER BY f.id`, args...)
+	if err != nil {
+		return fmt.Errorf("list versions: %w", err)
+	}
+	var v store.Version
+	var at *string
+	var fnErr error
+	_, err = pgx.ForEachRow(rows, []any{&v.FetchID, &v.URL, &v.RunID, &at, &v.ContentHash, &v.Changed, &v.Path, &v.First}, func() error {
+		v.FetchedAt = parseTime(at)
+		fnErr = fn(v)
+		return fnErr
+	})
+	switch {
+	case fnErr != nil:
+		return fnErr
+	case err != nil:
+		return fmt.Errorf("list versions: %w", err)
+	}
+	return nil
+}

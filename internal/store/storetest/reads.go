@@ -22,6 +22,7 @@ type ReadRoles interface {
 	SeedReports(ctx context.Context, limit int) ([]store.SeedReport, error)
 	Status(ctx context.Context, recent int) (*store.Status, error)
 	History(ctx context.Context, url string) ([]store.HistoryEntry, error)
+	EachVersion(ctx context.Context, f store.VersionFilter, fn func(store.Version) error) error
 }
 
 // RunReads runs the read side's subtests. open must return a new, empty store each call, closed
@@ -39,6 +40,7 @@ func RunReads(t *testing.T, open func(t *testing.T) ReadRoles) {
 		{"Reads/Summaries", testReadSummaries},
 		{"Reads/Pages", testReadPages},
 		{"Reads/StatusAndHistory", testReadStatusHistory},
+		{"Reads/Versions", testReadVersions},
 	}.run(t, open)
 }
 
@@ -526,5 +528,58 @@ func testReadStatusHistory(t *testing.T, st ReadRoles) {
 	}
 	if _, err := st.History(ctx, "http://a.test/none"); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("History(unknown) = %v; want ErrNotFound", err)
+	}
+}
+
+// testReadVersions checks EachVersion, which show, diff and export jsonl read: the stored versions
+// only, oldest first, each filter alone, and fn's error returned as it is.
+func testReadVersions(t *testing.T, st ReadRoles) {
+	ctx := t.Context()
+	h := loadHistory(t, st)
+	each := func(f store.VersionFilter) []store.Version {
+		t.Helper()
+		var vs []store.Version
+		if err := st.EachVersion(ctx, f, func(v store.Version) error { vs = append(vs, v); return nil }); err != nil {
+			t.Fatalf("EachVersion(%+v): %v", f, err)
+		}
+		return vs
+	}
+	paths := func(vs []store.Version) []string {
+		var out []string
+		for _, v := range vs {
+			out = append(out, v.Path)
+		}
+		return out
+	}
+	all := each(store.VersionFilter{})
+	if got, want := paths(all), []string{"r1/a", "r1/docs", "r1/x", "r1/b", "r2/a", "r2/x"}; !slices.Equal(got, want) {
+		t.Fatalf("EachVersion(all) = %v; want %v, in fetch order", got, want)
+	}
+	if v := all[0]; v.FetchID != h.fetch["1/"+pageA] || v.URL != pageA || v.RunID != h.run1 || !v.FetchedAt.Equal(h.at["1/"+pageA]) ||
+		v.ContentHash != "h1-"+pageA || !v.Changed || !v.First {
+		t.Errorf("EachVersion(all)[0] = %+v; want run 1's first version of a", v)
+	}
+	if v := all[4]; v.First || v.RunID != h.run2 || !v.Changed || v.ContentHash != "h2-"+pageA {
+		t.Errorf("EachVersion(all)[4] = %+v; want run 2's version of a, not its first", v)
+	}
+	for _, tt := range []struct {
+		f    store.VersionFilter
+		want []string
+	}{
+		{store.VersionFilter{URL: pageX}, []string{"r1/x", "r2/x"}},
+		{store.VersionFilter{RunID: h.run2}, []string{"r2/a", "r2/x"}},
+		{store.VersionFilter{Host: "b.test"}, []string{"r1/b"}},
+		{store.VersionFilter{Since: h.at["2/"+pageX]}, []string{"r2/x"}},
+		{store.VersionFilter{URL: pageA, RunID: h.run1}, []string{"r1/a"}},
+		{store.VersionFilter{URL: "http://a.test/none"}, nil},
+	} {
+		if got := paths(each(tt.f)); !slices.Equal(got, tt.want) {
+			t.Errorf("EachVersion(%+v) = %v; want %v", tt.f, got, tt.want)
+		}
+	}
+	stop := errors.New("enough")
+	n := 0
+	if err := st.EachVersion(ctx, store.VersionFilter{}, func(store.Version) error { n++; return stop }); err != stop || n != 1 {
+		t.Errorf("EachVersion with fn failing: %v after %d calls; want fn's error itself after 1", err, n)
 	}
 }
