@@ -24,6 +24,24 @@ import (
 	"github.com/strata-crawler/strata/internal/warc"
 )
 
+// warcSource is what export warc and wacz read: the SQLite database, whose captures hold the heads
+// of each exchange, and the archive. On PostgreSQL a fleet's WARC files are spread over its
+// workers' archive roots, which one machine cannot gather, so these two commands stay SQLite's.
+type warcSource struct {
+	db   *store.DB
+	arch *archive.Dir
+}
+
+func (a *app) openWARCSource(ctx context.Context) (*warcSource, error) {
+	db, err := a.openRead(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &warcSource{db: db, arch: archive.ReadOnly(a.cfg.Archive.Root)}, nil
+}
+
+func (r *warcSource) Close() error { return r.db.Close() }
+
 // warcSelection is the runs an export warc or wacz takes.
 type warcSelection struct {
 	run   int64
@@ -36,7 +54,7 @@ func (sel *warcSelection) flags(cmd *cobra.Command) {
 }
 
 // runs resolves the selection against the database.
-func (sel *warcSelection) runs(ctx context.Context, cmd *cobra.Command, r *reader, what string) ([]store.Run, error) {
+func (sel *warcSelection) runs(ctx context.Context, cmd *cobra.Command, r *warcSource, what string) ([]store.Run, error) {
 	if cmd.Flags().Changed("run") && cmd.Flags().Changed("since") {
 		return nil, usagef("%s: --run and --since cannot be used together", what)
 	}
@@ -84,7 +102,7 @@ what a killed export left there (names starting ".strata-tmp-") is removed. Run 
 directory at a time.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			r, err := a.openReader(cmd.Context())
+			r, err := a.openWARCSource(cmd.Context())
 			if err != nil {
 				return err
 			}
@@ -121,7 +139,7 @@ SHA-256. Open it in ReplayWeb.page (replayweb.page, or its embeddable component)
 			if !strings.HasSuffix(out, ".wacz") {
 				return usagef("export wacz: --out %q: the file name must end in .wacz", out)
 			}
-			r, err := a.openReader(cmd.Context())
+			r, err := a.openWARCSource(cmd.Context())
 			if err != nil {
 				return err
 			}
@@ -156,7 +174,7 @@ SHA-256. Open it in ReplayWeb.page (replayweb.page, or its embeddable component)
 
 // exportWARC writes the WARC files of runs into dir and their index.cdxj beside them, returning
 // the files' names.
-func exportWARC(ctx context.Context, r *reader, runs []store.Run, dir, software string, gzipLevel int) ([]string, error) {
+func exportWARC(ctx context.Context, r *warcSource, runs []store.Run, dir, software string, gzipLevel int) ([]string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("export warc: %w", err)
 	}
@@ -219,7 +237,7 @@ func removeExportTemps(dir string) error {
 // synthesizeRun writes the versions a run stored, from the text archive, as WARC files in dir. It
 // writes them in a scratch directory and then renames each into place, so that exporting again
 // replaces the run's files whole rather than adding a second sequence of them beside the first.
-func synthesizeRun(ctx context.Context, r *reader, run store.Run, dir, software string, gzipLevel int) ([]string, error) {
+func synthesizeRun(ctx context.Context, r *warcSource, run store.Run, dir, software string, gzipLevel int) ([]string, error) {
 	prefix := "strata-export-" + archive.RunDir(run.StartedAt)
 	scratch, err := os.MkdirTemp(dir, exportTempPrefix)
 	if err != nil {
@@ -265,7 +283,7 @@ func runFiles(dir, prefix string) ([]string, error) {
 }
 
 // writeRunWARC writes the versions a run stored as WARC files of prefix in dir.
-func writeRunWARC(ctx context.Context, r *reader, run store.Run, dir, prefix, software string, gzipLevel int) error {
+func writeRunWARC(ctx context.Context, r *warcSource, run store.Run, dir, prefix, software string, gzipLevel int) error {
 	w := warc.NewWriter(dir, prefix, 1_000_000_000, warc.Info(software+" (export from the text archive)", "", run.StartedAt))
 	err := r.db.EachStoredVersion(ctx, run.ID, func(v store.StoredVersion) error {
 		meta, err := r.arch.ReadMeta(v.Path)

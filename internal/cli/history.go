@@ -25,22 +25,51 @@ import (
 	"github.com/strata-crawler/strata/internal/urlnorm"
 )
 
-// reader is what the history commands share: the database and the archive.
+// reader is what show, diff and export jsonl share: the database, on either backend, and this
+// machine's archive.
 type reader struct {
-	db   *store.DB
-	arch *archive.Dir
+	db    readStore
+	close func()
+	arch  *archive.Dir
+	homes serve.VersionHomes // where fleet workers archived versions; nil on SQLite
 }
 
 // openReader opens the database and the archive read-only, for the commands that only read them.
 func (a *app) openReader(ctx context.Context) (*reader, error) {
-	db, err := a.openRead(ctx)
+	db, closeDB, err := a.openReadAny(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return &reader{db: db, arch: archive.ReadOnly(a.cfg.Archive.Root)}, nil
+	r := &reader{db: db, close: closeDB, arch: archive.ReadOnly(a.cfg.Archive.Root)}
+	if h, ok := db.(serve.VersionHomes); ok {
+		r.homes = h
+	}
+	return r, nil
 }
 
-func (r *reader) Close() error { return r.db.Close() }
+func (r *reader) Close() { r.close() }
+
+// readVersion reads version v with read (one of the archive's readers). A version missing from this
+// machine's archive is an error that says where it is: under a fleet worker's archive root, which
+// only that machine can read, or gone (deleted by hand).
+func readVersion[T any](ctx context.Context, r *reader, what string, v store.Version, read func(string) (T, error)) (T, error) {
+	out, err := read(v.Path)
+	if !missing(err) {
+		return out, err
+	}
+	at := v.FetchedAt.UTC().Format(time.RFC3339)
+	if r.homes != nil {
+		worker, root, ok, herr := r.homes.Home(ctx, v.RunID, v.Path)
+		if herr != nil {
+			return out, herr
+		}
+		if ok {
+			return out, fmt.Errorf("%s: the version of %s (%s) is held by worker %s under its archive root %s, not in this machine's archive; run the command there",
+				what, at, v.Path, worker, root)
+		}
+	}
+	return out, fmt.Errorf("%s: the version of %s (%s) is missing from the archive; was it deleted by hand?", what, at, v.Path)
+}
 
 // versions returns the normalised URL and its stored versions, oldest first.
 func (r *reader) versions(ctx context.Context, rawURL string) (string, []store.Version, error) {
@@ -104,8 +133,14 @@ func (r *reader) parseFlagSelector(ctx context.Context, flag, s string) (selecto
 	return sel, nil
 }
 
+// runLister finds runs, on either backend.
+type runLister interface {
+	RunByID(ctx context.Context, id int64) (store.Run, error)
+	RecentRuns(ctx context.Context, limit int) ([]store.Run, error)
+}
+
 // checkRun refuses a run id (given as flag) that names no run.
-func checkRun(ctx context.Context, db *store.DB, flag string, id int64) error {
+func checkRun(ctx context.Context, db runLister, flag string, id int64) error {
 	_, err := db.RunByID(ctx, id)
 	if !errors.Is(err, store.ErrNotFound) {
 		return err
@@ -284,18 +319,14 @@ func newShowCmd(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			var body []byte
+			read := func(p string) ([]byte, error) {
+				s, err := r.arch.ReadText(p)
+				return []byte(s), err
+			}
 			if html {
-				body, err = r.arch.ReadRaw(v.Path)
-			} else {
-				var s string
-				s, err = r.arch.ReadText(v.Path)
-				body = []byte(s)
+				read = r.arch.ReadRaw
 			}
-			if missing(err) {
-				return fmt.Errorf("show %s: the version of %s (%s) is missing from the archive; was it deleted by hand?",
-					u, v.FetchedAt.UTC().Format(time.RFC3339), v.Path)
-			}
+			body, err := readVersion(cmd.Context(), r, "show "+u, v, read)
 			if err != nil {
 				return err
 			}
@@ -362,10 +393,7 @@ func newDiffCmd(a *app) *cobra.Command {
 			}
 			texts := make([]string, 2)
 			for i, v := range []store.Version{older, newer} {
-				if texts[i], err = r.arch.ReadText(v.Path); missing(err) {
-					return fmt.Errorf("diff %s: the version of %s (%s) is missing from the archive", u,
-						v.FetchedAt.UTC().Format(time.RFC3339), v.Path)
-				} else if err != nil {
+				if texts[i], err = readVersion(cmd.Context(), r, "diff "+u, v, r.arch.ReadText); err != nil {
 					return err
 				}
 			}
@@ -480,7 +508,9 @@ version; changed; unchanged: new bytes with the same words, as history and serve
 fallback: the whole text because the page had no main content; absent for versions stored
 before strata recorded it). Versions come oldest first and
 are streamed, so memory stays constant however large the archive. A version whose files were
-removed by hand is written with "missing": true and no text.`,
+removed by hand is written with "missing": true and no text; with database.url, one that a fleet
+worker archived under its own archive root is written with no text and "held_by" and "held_in"
+naming that worker and root.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			f := store.VersionFilter{RunID: run, Host: host}
@@ -509,13 +539,24 @@ removed by hand is written with "missing": true and no text.`,
 			}
 			bw := bufio.NewWriterSize(a.stdout, 64<<10)
 			enc := json.NewEncoder(bw)
-			n, gone := 0, 0
+			n, gone, elsewhere := 0, 0, 0
 			err = r.db.EachVersion(cmd.Context(), f, func(v store.Version) error {
 				rec := exportJSON{URL: v.URL, FetchedAt: v.FetchedAt.UTC().Format(time.RFC3339), Run: v.RunID,
 					ContentHash: v.ContentHash, Changed: v.Changed, Outcome: string(v.Kind()), Path: v.Path}
 				text, err := r.arch.ReadText(v.Path)
 				meta, merr := r.arch.ReadMeta(v.Path)
 				switch {
+				case (missing(err) || missing(merr)) && r.homes != nil:
+					worker, root, ok, herr := r.homes.Home(cmd.Context(), v.RunID, v.Path)
+					if herr != nil {
+						return herr
+					}
+					rec.Missing, rec.HeldBy, rec.HeldIn = !ok, worker, root
+					if ok {
+						elsewhere++
+					} else {
+						gone++
+					}
 				case missing(err) || missing(merr):
 					rec.Missing = true
 					gone++
@@ -534,6 +575,10 @@ removed by hand is written with "missing": true and no text.`,
 			}
 			if gone > 0 {
 				a.log.Warn("some versions are missing from the archive", "missing", gone, "exported", n)
+			}
+			if elsewhere > 0 {
+				a.log.Warn("some versions are held by fleet workers under their own archive roots, and were exported without their text; export on each worker's machine for those",
+					"held_elsewhere", elsewhere, "exported", n)
 			}
 			return bw.Flush()
 		},
@@ -557,4 +602,7 @@ type exportJSON struct {
 	Path        string `json:"path"`
 	Missing     bool   `json:"missing,omitempty"`
 	TextMode    string `json:"text_mode,omitempty"` // page.json's: main, full or fallback
+	// HeldBy and HeldIn are the fleet worker whose archive root holds a version missing here.
+	HeldBy string `json:"held_by,omitempty"`
+	HeldIn string `json:"held_in,omitempty"`
 }

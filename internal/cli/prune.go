@@ -11,6 +11,7 @@ import (
 	"github.com/strata-crawler/strata/archive"
 	"github.com/strata-crawler/strata/internal/runcycle"
 	"github.com/strata-crawler/strata/internal/runlock"
+	"github.com/strata-crawler/strata/internal/store"
 )
 
 func newPruneCmd(a *app) *cobra.Command {
@@ -50,7 +51,7 @@ A completed crawl does this by itself when archive.keep is set; --dry-run lists 
 			verb := "removed"
 			if dryRun {
 				verb = "would remove"
-				n, err = listPrunable(cmd.Context(), a, &reader{db: db, arch: arch}, a.cfg.Archive.Keep)
+				n, err = listPrunable(cmd.Context(), a, db, a.cfg.Archive.Keep)
 			} else {
 				if err := runcycle.FinishPrunes(cmd.Context(), db, arch, a.log); err != nil {
 					return err
@@ -69,8 +70,8 @@ A completed crawl does this by itself when archive.keep is set; --dry-run lists 
 }
 
 // listPrunable writes the versions older than keep that prune would remove, and counts them.
-func listPrunable(ctx context.Context, a *app, r *reader, keep time.Duration) (int, error) {
-	vs, err := r.db.Prunable(ctx, time.Now().Add(-keep))
+func listPrunable(ctx context.Context, a *app, db *store.DB, keep time.Duration) (int, error) {
+	vs, err := db.Prunable(ctx, time.Now().Add(-keep))
 	if err != nil || len(vs) == 0 {
 		return 0, err
 	}

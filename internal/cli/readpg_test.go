@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/strata-crawler/strata/internal/cli"
@@ -51,6 +52,22 @@ func TestReadPostgres(t *testing.T) {
 	}
 	if out := worker.mustRun("history", s.URL("/a")); strings.Contains(out, "held by") || strings.Contains(out, "missing") {
 		t.Errorf("history on the worker's own root:\n%s\nwant the version, neither held elsewhere nor missing", out)
+	}
+
+	// show and export jsonl read the version where it is: on the worker's root its text, on
+	// another root one line, or one JSON field, naming the worker and root that hold it.
+	if out, errs, code := there.run("show", s.URL("/a")); code == 0 || !strings.Contains(errs, "held by worker") || !strings.Contains(errs, workerRoot) ||
+		strings.Count(strings.TrimSpace(errs), "\n") > 0 {
+		t.Errorf("show on another root: exit %d, %q, %q; want one line naming the worker and %s", code, out, errs, workerRoot)
+	}
+	if out := worker.mustRun("show", s.URL("/a")); !strings.Contains(out, "the text of page a") {
+		t.Errorf("show on the worker's own root: %q; want the page's text", out)
+	}
+	if out := there.mustRun("export", "jsonl"); strings.Count(out, `"held_by":"`) != 3 || strings.Contains(out, `"missing"`) || strings.Contains(out, "the text of page a") {
+		t.Errorf("export jsonl on another root:\n%s\nwant 3 versions held by the worker, without their text", out)
+	}
+	if out := worker.mustRun("export", "jsonl", "--host", s.Host()); !strings.Contains(out, "the text of page a") || strings.Contains(out, "held_by") {
+		t.Errorf("export jsonl on the worker's own root:\n%s\nwant the texts", out)
 	}
 
 	out = there.mustRun("explain", s.URL("/"))
@@ -126,6 +143,43 @@ func TestReadPostgres(t *testing.T) {
 	own := serveOn(t, worker)
 	if code, body := get(t, fmt.Sprintf("%s/page/%d/text", own, id)); code != http.StatusOK || !strings.Contains(body, "the text of page a") || strings.Contains(body, "held by") {
 		t.Errorf("GET the text on the worker's own root: %d, want 200 with the page's text:\n%s", code, body)
+	}
+}
+
+// TestShowDiffOnPostgres: two crawls into PostgreSQL of a page that changes in between; show,
+// diff and export jsonl read both versions from it, as they do from SQLite.
+func TestShowDiffOnPostgres(t *testing.T) {
+	dbURL := pgtest.URL(t)
+	web := testweb.New(t)
+	s := web.AddSite(t)
+	var n atomic.Int64
+	s.Handle("/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fruit := []string{"apples", "pears"}[(n.Add(1)-1)%2]
+		fmt.Fprintf(w, "<title>News</title><p>The market sold %s today, and the news of the day is different from yesterday's.</p>", fruit)
+	}))
+	e := newEnv(t, "url = \""+dbURL+"\"\n"+loopbackConfig)
+	e.mustRun("seed", "add", s.URL("/"))
+	e.mustRun("crawl")
+	e.mustRun("crawl")
+	if out := e.mustRun("show", s.URL("/")); !strings.Contains(out, "sold pears") {
+		t.Errorf("show: %q; want the second edition", out)
+	}
+	if out := e.mustRun("show", "--at", "1", s.URL("/")); !strings.Contains(out, "sold apples") {
+		t.Errorf("show --at 1: %q; want the first edition", out)
+	}
+	if _, errs, code := e.run("show", "--at", "9", s.URL("/")); code != cli.ExitUsage || !strings.Contains(errs, "there is no run 9 (the last is run 2)") {
+		t.Errorf("show --at 9: exit %d, %q; want a usage error naming the last run", code, errs)
+	}
+	out := e.mustRun("diff", "--color", "never", s.URL("/"))
+	if !strings.Contains(out, "-The market sold apples") || !strings.Contains(out, "+The market sold pears") {
+		t.Errorf("diff:\n%s\nwant the first edition replaced by the second", out)
+	}
+	if out := e.mustRun("export", "jsonl"); strings.Count(out, "\n") != 2 || !strings.Contains(out, `"outcome":"new"`) || !strings.Contains(out, `"outcome":"changed"`) {
+		t.Errorf("export jsonl:\n%s\nwant the two versions, new then changed", out)
+	}
+	if _, errs, code := e.run("export", "warc", "--out", t.TempDir()); code != cli.ExitUsage || !strings.Contains(errs, "database.url is set") {
+		t.Errorf("export warc with database.url: exit %d, %q; want the one-line refusal", code, errs)
 	}
 }
 

@@ -25,12 +25,14 @@ type statusStore interface {
 }
 
 // readStore is the database of the read-only commands that work on either backend: status,
-// history, explain and serve.
+// history, explain, serve, show, diff and export jsonl.
 type readStore interface {
 	serve.Reader
 	explainStore
 	statusStore
+	runLister
 	History(ctx context.Context, url string) ([]store.HistoryEntry, error)
+	EachVersion(ctx context.Context, f store.VersionFilter, fn func(store.Version) error) error
 }
 
 var (
