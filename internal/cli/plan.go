@@ -33,11 +33,11 @@ the same staleness, so policies can be compared on one scale. It changes nothing
 			if cmd.Flags().Changed("budget") && (budget < 1 || budget > maxBudget) {
 				return usagef("plan: --budget %d: pages per run must be between 1 and %d", budget, maxBudget)
 			}
-			db, err := a.openRead(cmd.Context())
+			db, closeDB, err := a.openReadAny(cmd.Context())
 			if err != nil {
 				return err
 			}
-			defer db.Close()
+			defer closeDB()
 			cfg := crawler.SetupOf(a.cfg).Policy.Plan
 			if budget > 0 {
 				cfg.Budget = budget
