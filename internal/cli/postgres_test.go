@@ -15,8 +15,8 @@ import (
 
 // TestRunIntoPostgres: with database.url, seed add and strata run keep the history in PostgreSQL —
 // crawl, recalc and links, politely, with the archive sealed — and no SQLite file is made; a
-// second run finds the pages unchanged; each run's index step indexes it; the run lock holds across processes; plan reads
-// the pages' intervals from PostgreSQL; a command that reads SQLite only (seed list) refuses, naming the setting.
+// second run finds the pages unchanged; each run's index step indexes it; the run lock holds across processes; plan and seed
+// list read PostgreSQL; a command that reads SQLite only (traps) refuses, naming the setting.
 func TestRunIntoPostgres(t *testing.T) {
 	dbURL := pgtest.URL(t)
 	web := testweb.New(t)
@@ -75,8 +75,11 @@ func TestRunIntoPostgres(t *testing.T) {
 	if out := e.mustRun("plan"); !strings.Contains(out, "policy's current intervals") || !strings.Contains(out, "3 pages") {
 		t.Errorf("plan with database.url:\n%s\nwant the current intervals of the 3 pages", out)
 	}
-	if _, errs, code := e.run("seed", "list"); code != cli.ExitUsage || !strings.Contains(errs, "database.url is set") {
-		t.Errorf("seed list with database.url: exit %d, %q; want exit %d naming database.url", code, errs, cli.ExitUsage)
+	if out := e.mustRun("seed", "list"); !strings.Contains(out, s.URL("/")) || !strings.Contains(out, "3") {
+		t.Errorf("seed list with database.url:\n%s\nwant the seed and its 3 pages", out)
+	}
+	if _, errs, code := e.run("traps"); code != cli.ExitUsage || !strings.Contains(errs, "database.url is set") {
+		t.Errorf("traps with database.url: exit %d, %q; want exit %d naming database.url", code, errs, cli.ExitUsage)
 	}
 
 	// STRATA_DATABASE_URL selects PostgreSQL as the key does.

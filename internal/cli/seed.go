@@ -313,11 +313,11 @@ func newSeedListCmd(a *app) *cobra.Command {
 		Short: "List the seeds with their level, revisit interval and pages found below them",
 		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			db, err := a.openRead(cmd.Context())
+			db, closeDB, err := a.openReadAny(cmd.Context())
 			if err != nil {
 				return err
 			}
-			defer db.Close()
+			defer closeDB()
 			seeds, err := db.Seeds(cmd.Context())
 			if err != nil {
 				return err

@@ -148,3 +148,25 @@ func (db *DB) RecentRuns(ctx context.Context, n int) ([]store.Run, error) {
 
 // scanRun reads a row of store.RunColumns, as pgx.CollectRows wants it.
 func scanRun(row pgx.CollectableRow) (store.Run, error) { return store.ScanRun(row) }
+
+// Seeds lists the active seeds in URL order: store.DB.Seeds.
+func (db *DB) Seeds(ctx context.Context) ([]store.SeedInfo, error) {
+	rows, err := db.pool.Query(ctx, `
+		SELECT s.url, s.level, `+frOf("s.due_tick")+`, s.fr_max, s.state, s.date,
+		       (SELECT count(*) FROM urls t WHERE t.root_id = s.id), s.snapshot = 1
+		FROM urls s WHERE s.is_seed = 1 ORDER BY s.url`)
+	if err != nil {
+		return nil, fmt.Errorf("list seeds: %w", err)
+	}
+	var out []store.SeedInfo
+	var s store.SeedInfo
+	var date *string
+	if _, err := pgx.ForEachRow(rows, []any{&s.URL, &s.Level, &s.Fr, &s.FrMax, &s.State, &date, &s.Pages, &s.Snapshot}, func() error {
+		s.LastCrawled = parseTime(date)
+		out = append(out, s)
+		return nil
+	}); err != nil {
+		return nil, fmt.Errorf("list seeds: %w", err)
+	}
+	return out, nil
+}

@@ -23,6 +23,7 @@ type ReadRoles interface {
 	Status(ctx context.Context, recent int) (*store.Status, error)
 	History(ctx context.Context, url string) ([]store.HistoryEntry, error)
 	EachVersion(ctx context.Context, f store.VersionFilter, fn func(store.Version) error) error
+	Seeds(ctx context.Context) ([]store.SeedInfo, error)
 }
 
 // RunReads runs the read side's subtests. open must return a new, empty store each call, closed
@@ -41,6 +42,7 @@ func RunReads(t *testing.T, open func(t *testing.T) ReadRoles) {
 		{"Reads/Pages", testReadPages},
 		{"Reads/StatusAndHistory", testReadStatusHistory},
 		{"Reads/Versions", testReadVersions},
+		{"Reads/SeedList", testReadSeedList},
 	}.run(t, open)
 }
 
@@ -581,5 +583,30 @@ func testReadVersions(t *testing.T, st ReadRoles) {
 	n := 0
 	if err := st.EachVersion(ctx, store.VersionFilter{}, func(store.Version) error { n++; return stop }); err != stop || n != 1 {
 		t.Errorf("EachVersion with fn failing: %v after %d calls; want fn's error itself after 1", err, n)
+	}
+}
+
+// testReadSeedList checks Seeds, which seed list reads: every seed in URL order with its row's
+// facts and the size of its tree.
+func testReadSeedList(t *testing.T, st ReadRoles) {
+	h := loadHistory(t, st)
+	seeds, err := st.Seeds(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var urls []string
+	for _, s := range seeds {
+		urls = append(urls, s.URL)
+	}
+	if want := []string{pageA, pageD, pageX, pageY, pageZ, pageB}; !slices.Equal(urls, want) {
+		t.Fatalf("Seeds = %v; want %v, in URL order", urls, want)
+	}
+	for _, s := range seeds {
+		if s.State != "active" || s.Pages != 1 || s.FrMax != 1 || s.Fr != 1 || s.Snapshot {
+			t.Errorf("seed %+v; want active, its own tree of 1 page, fr 1 of fr_max 1", s)
+		}
+	}
+	if i := slices.IndexFunc(seeds, func(s store.SeedInfo) bool { return s.URL == pageA }); !seeds[i].LastCrawled.Equal(h.at["2/"+pageA]) {
+		t.Errorf("seed a last crawled %v; want run 2's fetch at %v", seeds[i].LastCrawled, h.at["2/"+pageA])
 	}
 }
