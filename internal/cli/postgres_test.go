@@ -3,6 +3,7 @@ package cli_test
 import (
 	"errors"
 	"os"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -15,8 +16,8 @@ import (
 
 // TestRunIntoPostgres: with database.url, seed add and strata run keep the history in PostgreSQL —
 // crawl, recalc and links, politely, with the archive sealed — and no SQLite file is made; a
-// second run finds the pages unchanged; each run's index step indexes it; the run lock holds across processes; plan and seed
-// list read PostgreSQL; a command that reads SQLite only (traps) refuses, naming the setting.
+// second run finds the pages unchanged; each run's index step indexes it; the run lock holds across processes; plan, seed
+// list and traps read PostgreSQL; a command that reads SQLite only (export warc) refuses, naming the setting.
 func TestRunIntoPostgres(t *testing.T) {
 	dbURL := pgtest.URL(t)
 	web := testweb.New(t)
@@ -78,8 +79,14 @@ func TestRunIntoPostgres(t *testing.T) {
 	if out := e.mustRun("seed", "list"); !strings.Contains(out, s.URL("/")) || !strings.Contains(out, "3") {
 		t.Errorf("seed list with database.url:\n%s\nwant the seed and its 3 pages", out)
 	}
-	if _, errs, code := e.run("traps"); code != cli.ExitUsage || !strings.Contains(errs, "database.url is set") {
-		t.Errorf("traps with database.url: exit %d, %q; want exit %d naming database.url", code, errs, cli.ExitUsage)
+	if out := e.mustRun("traps"); !regexp.MustCompile(`1\s+` + regexp.QuoteMeta(strings.Split(s.Host(), ":")[0]) + `\s+3\s`).MatchString(out) {
+		t.Errorf("traps with database.url:\n%s\nwant the site's 3 URLs", out)
+	}
+	if _, errs, code := e.run("traps", "--clear", "nosuch.test"); code == 0 || !strings.Contains(errs, "no trap evidence for that domain") {
+		t.Errorf("traps --clear of nothing with database.url: exit %d, %q; want the error saying there is none", code, errs)
+	}
+	if _, errs, code := e.run("export", "warc", "--out", t.TempDir()); code != cli.ExitUsage || !strings.Contains(errs, "database.url is set") {
+		t.Errorf("export warc with database.url: exit %d, %q; want exit %d naming database.url", code, errs, cli.ExitUsage)
 	}
 
 	// STRATA_DATABASE_URL selects PostgreSQL as the key does.

@@ -42,6 +42,19 @@ names it), and releases the URLs they hold: use it when a site has changed.`,
 				if err := a.setup(); err != nil {
 					return err
 				}
+				if a.postgres() {
+					db, err := a.openPostgres(cmd.Context())
+					if err != nil {
+						return err
+					}
+					defer db.Close()
+					unlock, err := lockPostgres(cmd.Context(), db)
+					if err != nil {
+						return err
+					}
+					defer unlock()
+					return clearTraps(cmd.Context(), a, db, clear)
+				}
 				lock, err := runlock.Acquire(a.cfg.Database.Path)
 				if err != nil {
 					return err
@@ -54,11 +67,11 @@ names it), and releases the URLs they hold: use it when a site has changed.`,
 				defer db.Close()
 				return clearTraps(cmd.Context(), a, db, clear)
 			}
-			db, err := a.openRead(cmd.Context())
+			db, closeDB, err := a.openReadAny(cmd.Context())
 			if err != nil {
 				return err
 			}
-			defer db.Close()
+			defer closeDB()
 			reps, err := trapReport(cmd.Context(), a, db, runs)
 			if err != nil {
 				return err
@@ -75,8 +88,18 @@ names it), and releases the URLs they hold: use it when a site has changed.`,
 	return cmd
 }
 
+// trapReader is what the trap report reads, on either backend.
+type trapReader interface {
+	RecentRuns(ctx context.Context, limit int) ([]store.Run, error)
+	EachURL(ctx context.Context, fn func(store.URLRow) error) error
+	TrapEvents(ctx context.Context, runs int) ([]store.TrapEvent, error)
+	TrapRules(ctx context.Context) ([]store.TrapRule, error)
+}
+
 // clearTraps forgets the trap rules of a domain or unit.
-func clearTraps(ctx context.Context, a *app, db *store.DB, which string) error {
+func clearTraps(ctx context.Context, a *app, db interface {
+	ForgetTrapRules(ctx context.Context, domainOrUnit string) (rules, released int, err error)
+}, which string) error {
 	rules, released, err := db.ForgetTrapRules(ctx, which)
 	if err != nil {
 		return err
@@ -141,7 +164,7 @@ func (r *domainReport) DuplicateShare() float64 {
 	return 1 - float64(r.Distinct)/float64(r.Pages)
 }
 
-func trapReport(ctx context.Context, a *app, db *store.DB, runs int) ([]*domainReport, error) {
+func trapReport(ctx context.Context, a *app, db trapReader, runs int) ([]*domainReport, error) {
 	byHost := a.cfg.Politeness.DomainKey == "host"
 	key := func(host string) string {
 		h := (&url.URL{Host: host}).Hostname()

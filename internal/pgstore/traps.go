@@ -196,3 +196,67 @@ func (db *DB) ReleaseTrapRule(ctx context.Context, rule int64) (hosts []string, 
 	}
 	return hosts, due, nil
 }
+
+// TrapEvents returns the trap events of the last runs runs and those of no run, newest first:
+// store.DB.TrapEvents.
+func (db *DB) TrapEvents(ctx context.Context, runs int) ([]store.TrapEvent, error) {
+	rows, err := db.pool.Query(ctx, `SELECT coalesce(run_id, 0), at, domain, kind, pattern, detail FROM trap_events
+		WHERE run_id IS NULL OR run_id > coalesce((SELECT max(id) FROM runs), 0) - $1 ORDER BY id DESC`, runs)
+	if err != nil {
+		return nil, fmt.Errorf("trap events: %w", err)
+	}
+	var out []store.TrapEvent
+	var e store.TrapEvent
+	var at *string
+	if _, err := pgx.ForEachRow(rows, []any{&e.RunID, &at, &e.Domain, &e.Kind, &e.Pattern, &e.Detail}, func() error {
+		e.At = parseTime(at)
+		out = append(out, e)
+		return nil
+	}); err != nil {
+		return nil, fmt.Errorf("trap events: %w", err)
+	}
+	return out, nil
+}
+
+// EachURL calls fn for every URL in the table, streaming: store.DB.EachURL. fn's error stops the
+// walk and is returned as it is.
+func (db *DB) EachURL(ctx context.Context, fn func(store.URLRow) error) error {
+	rows, err := db.pool.Query(ctx, `SELECT url, host, coalesce(content_hash, ''), added_at FROM urls`)
+	if err != nil {
+		return fmt.Errorf("list URLs: %w", err)
+	}
+	var r store.URLRow
+	var added *string
+	var fnErr error
+	_, err = pgx.ForEachRow(rows, []any{&r.URL, &r.Host, &r.ContentHash, &added}, func() error {
+		r.Added = parseTime(added)
+		fnErr = fn(r)
+		return fnErr
+	})
+	switch {
+	case fnErr != nil:
+		return fnErr
+	case err != nil:
+		return fmt.Errorf("list URLs: %w", err)
+	}
+	return nil
+}
+
+// ForgetTrapRules deletes the trap rules of a domain, or the one of a unit, releasing every URL
+// they hold (the holds go with their rule, and the due table's trigger makes the due ones due
+// again): store.DB.ForgetTrapRules.
+func (db *DB) ForgetTrapRules(ctx context.Context, domainOrUnit string) (rules, released int, err error) {
+	err = db.write(ctx, func(tx pgx.Tx) error {
+		const which = `(SELECT id FROM trap_rules WHERE domain = $1 OR unit = $1)`
+		if err := tx.QueryRow(ctx, `SELECT count(*) FROM trap_holds WHERE rule_id IN `+which, domainOrUnit).Scan(&released); err != nil {
+			return err
+		}
+		tag, err := tx.Exec(ctx, `DELETE FROM trap_rules WHERE id IN `+which, domainOrUnit)
+		rules = int(tag.RowsAffected())
+		return err
+	})
+	if err != nil {
+		return 0, 0, fmt.Errorf("forget the trap rules of %s: %w", domainOrUnit, err)
+	}
+	return rules, released, nil
+}

@@ -20,12 +20,20 @@ import (
 	"github.com/strata-crawler/strata/internal/store"
 )
 
-// Roles is a store under test: every role the crawler defines, and the two the command line drives
-// around a run, seeding and the run's lifecycle.
+// Roles is a store under test: every role the crawler defines, the two the command line drives
+// around a run, seeding and the run's lifecycle, and strata traps' report.
 type Roles interface {
 	crawler.CycleStore
 	Seeds
 	Runs
+	TrapReport
+}
+
+// TrapReport is what strata traps reads, and what its --clear writes.
+type TrapReport interface {
+	TrapEvents(ctx context.Context, runs int) ([]store.TrapEvent, error)
+	EachURL(ctx context.Context, fn func(store.URLRow) error) error
+	ForgetTrapRules(ctx context.Context, domainOrUnit string) (rules, released int, err error)
 }
 
 // Seeds plants seeds, as strata seed add does.
@@ -83,6 +91,7 @@ type SelectiveRoles interface {
 type TrapRoles interface {
 	RecorderRoles
 	crawler.TrapStore
+	TrapReport
 }
 
 // HintRoles is what the hints' tests need.
@@ -176,6 +185,7 @@ func RunTraps(t *testing.T, open func(t *testing.T) TrapRoles) {
 	suite[TrapRoles]{
 		{"Traps", testTraps},
 		{"Traps/Probes", testTrapProbes},
+		{"Traps/Report", testTrapReport},
 		{"Recorder/Found", testRecordFound},
 	}.run(t, open)
 }
@@ -850,6 +860,83 @@ func testTraps(t *testing.T, st TrapRoles) {
 	}
 	if rules, err := st.TrapRules(ctx); err != nil || len(rules) != 0 {
 		t.Errorf("TrapRules after dropping the rule = %+v, %v; want none", rules, err)
+	}
+}
+
+// testTrapReport: what strata traps reads (the recent events, every URL) and what --clear does
+// (the rules forgotten, their held URLs due again).
+func testTrapReport(t *testing.T, st TrapRoles) {
+	ctx := t.Context()
+	seed(t, st, "http://a.test/")
+	if _, err := st.Discover(ctx, []store.NewURL{
+		{URL: "http://a.test/cal/1", Host: "a.test", Level: 1, FrMax: 1},
+		{URL: "http://a.test/cal/2", Host: "a.test", Level: 1, FrMax: 1},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	var urls []string
+	if err := st.EachURL(ctx, func(r store.URLRow) error {
+		if r.Host != "a.test" || r.Added.IsZero() {
+			t.Errorf("EachURL row %+v; want host a.test and the time it was added", r)
+		}
+		urls = append(urls, r.URL)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if slices.Sort(urls); !slices.Equal(urls, []string{"http://a.test/", "http://a.test/cal/1", "http://a.test/cal/2"}) {
+		t.Errorf("EachURL gave %v; want the seed and the two found", urls)
+	}
+	stop := errors.New("enough")
+	if err := st.EachURL(ctx, func(store.URLRow) error { return stop }); err != stop {
+		t.Errorf("EachURL with fn failing = %v; want fn's error itself", err)
+	}
+
+	run1, _ := begin(t, st, 1)
+	run2, _ := begin(t, st, 2)
+	for _, e := range []store.TrapEvent{{At: day0, Domain: "a.test", Kind: "cleared"},
+		{RunID: run1, At: day0.Add(time.Hour), Domain: "a.test", Kind: "duplicates"},
+		{RunID: run2, At: day0.Add(2 * time.Hour), Domain: "a.test", Kind: "pattern", Pattern: "/cal/*", Detail: "calendar"}} {
+		if err := st.RecordTrap(ctx, e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	events, err := st.TrapEvents(ctx, 1)
+	if err != nil || len(events) != 2 || events[0].RunID != run2 || events[0].Pattern != "/cal/*" || events[0].Detail != "calendar" ||
+		!events[0].At.Equal(day0.Add(2*time.Hour)) || events[1].RunID != 0 || events[1].Kind != "cleared" {
+		t.Errorf("TrapEvents(last run) = %+v, %v; want run 2's pattern, then the event of no run", events, err)
+	}
+	if events, err := st.TrapEvents(ctx, 2); err != nil || len(events) != 3 {
+		t.Errorf("TrapEvents(last 2 runs) = %+v, %v; want all 3", events, err)
+	}
+
+	id, err := st.SaveTrapRule(ctx, store.TrapRule{Domain: "a.test", Unit: "a.test/cal/", Throttled: true, Reason: "pattern",
+		FirstRun: run2, LastRun: run2, SinceRun: run2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if held, _, err := st.HoldURLs(ctx, id, []string{"http://a.test/cal/"}, func(string) bool { return true }); err != nil || held != 2 {
+		t.Fatalf("HoldURLs = %d, %v; want 2", held, err)
+	}
+	if rules, released, err := st.ForgetTrapRules(ctx, "b.test"); err != nil || rules != 0 || released != 0 {
+		t.Errorf("ForgetTrapRules(b.test) = %d, %d, %v; want nothing", rules, released, err)
+	}
+	if rules, released, err := st.ForgetTrapRules(ctx, "a.test/cal/"); err != nil || rules != 1 || released != 2 {
+		t.Errorf("ForgetTrapRules(a.test/cal/) = %d rules, %d released, %v; want 1 and 2", rules, released, err)
+	}
+	if rules, err := st.TrapRules(ctx); err != nil || len(rules) != 0 {
+		t.Errorf("TrapRules after forgetting = %+v, %v; want none", rules, err)
+	}
+	seen := map[string]bool{}
+	for range 3 {
+		u := next(t, st, run2, "a.test")
+		seen[u.URL] = true
+		if err := st.SetState(ctx, u.ID, "filtered"); err != nil { // moves on to the next
+			t.Fatal(err)
+		}
+	}
+	if !seen["http://a.test/cal/1"] || !seen["http://a.test/cal/2"] {
+		t.Errorf("NextDue after forgetting the rule gave %v; want the released URLs among them", seen)
 	}
 }
 
