@@ -9,6 +9,7 @@ import (
 
 	"github.com/strata-crawler/strata/crawler"
 	"github.com/strata-crawler/strata/filter"
+	"github.com/strata-crawler/strata/internal/pgstore"
 	"github.com/strata-crawler/strata/internal/store"
 )
 
@@ -16,19 +17,29 @@ import (
 // request: one the URL filter rejects (as the crawl stage will decide it, with the seeds' domains
 // and the URL's level if strata knows it), or one strata already holds as blocked by robots.txt or
 // filtered. Such a fetch used to end with exit 0, an empty run and nothing fetched.
+//
+// A database that does not exist yet, or a PostgreSQL one whose schema the run will create or
+// upgrade, knows no URL: then only the filter decides.
 func (a *app) checkFetchable(ctx context.Context, in []seedArg, urls []store.NewURL) error {
-	if a.postgres() {
-		// The check reads the URL's row as strata explain does, on the SQLite store's serve side.
-		return a.errSQLiteOnly()
-	}
-	var db *store.DB
+	var db readStore
 	seedDomains := map[string]bool{}
-	if _, err := os.Stat(a.cfg.Database.Path); err == nil {
-		var err error
-		if db, err = a.openRead(ctx); err != nil {
+	known := a.postgres()
+	if !known {
+		_, err := os.Stat(a.cfg.Database.Path)
+		known = err == nil
+	}
+	if known {
+		d, closeDB, err := a.openReadAny(ctx)
+		switch {
+		case errors.Is(err, pgstore.ErrOldSchema): // the run creates or upgrades it; no URL to read yet
+		case err != nil:
 			return err
+		default:
+			defer closeDB()
+			db = d
 		}
-		defer db.Close()
+	}
+	if db != nil {
 		hosts, err := db.SeedHosts(ctx)
 		if err != nil {
 			return err

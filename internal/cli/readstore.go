@@ -25,7 +25,7 @@ type statusStore interface {
 }
 
 // readStore is the database of the read-only commands that work on either backend: status,
-// history, explain, serve, show, diff, export jsonl, plan, seed list and traps.
+// history, explain, serve, show, diff, export jsonl, plan, seed list, traps and fetch's check.
 type readStore interface {
 	serve.Reader
 	explainStore
@@ -35,6 +35,7 @@ type readStore interface {
 	EachVersion(ctx context.Context, f store.VersionFilter, fn func(store.Version) error) error
 	BucketLoads(ctx context.Context, weighted bool) ([]store.BucketLoad, error)
 	Seeds(ctx context.Context) ([]store.SeedInfo, error)
+	SeedHosts(ctx context.Context) ([]string, error)
 	trapReader
 }
 

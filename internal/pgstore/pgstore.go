@@ -161,7 +161,11 @@ func (db *DB) Close() { db.pool.Close() }
 // Version returns the schema version of the database.
 func (db *DB) Version(ctx context.Context) (int, error) {
 	var v int
-	if err := db.pool.QueryRow(ctx, "SELECT version FROM schema_version").Scan(&v); err != nil {
+	err := db.pool.QueryRow(ctx, "SELECT version FROM schema_version").Scan(&v)
+	if pgErr := (*pgconn.PgError)(nil); errors.As(err, &pgErr) && pgErr.Code == "42P01" { // undefined_table
+		return 0, nil // a database strata has not written yet
+	}
+	if err != nil {
 		return 0, fmt.Errorf("database %s: schema version: %w", db.name, err)
 	}
 	return v, nil

@@ -20,8 +20,19 @@ import (
 // last, so a nullable ORDER BY column says NULLS LAST where SQLite's DESC put them there, and
 // IN (?, ?, …) lists are = ANY($n) arrays.
 
-// ErrOldSchema is a database of an older schema, which a read-only open cannot upgrade.
+// ErrOldSchema is a database of an older schema, which a read-only open cannot upgrade. A database
+// strata has not written at all is one too: the first command that writes creates its schema.
 var ErrOldSchema = errors.New("database schema is older than this strata")
+
+// noHistoryError is ErrOldSchema for a database with no strata schema at all, said as the user
+// meets it: before the first seed.
+type noHistoryError struct{ name string }
+
+func (e noHistoryError) Error() string {
+	return fmt.Sprintf("database %s holds no strata history yet; add seeds with strata seed add, then strata run", e.name)
+}
+
+func (e noHistoryError) Is(target error) bool { return target == ErrOldSchema }
 
 // OpenReadOnly connects to the database rawURL names for a command that only reads it: every
 // transaction of the session is read-only (default_transaction_read_only), so a mistake in a read
@@ -50,6 +61,9 @@ func OpenReadOnly(ctx context.Context, rawURL string) (*DB, error) {
 	case v > want:
 		db.Close()
 		return nil, fmt.Errorf("database %s: schema version %d, this strata knows up to %d: %w", db.name, v, want, ErrNewerSchema)
+	case v == 0:
+		db.Close()
+		return nil, noHistoryError{db.name}
 	case v < want:
 		db.Close()
 		return nil, fmt.Errorf("database %s: schema version %d, this strata's is %d: %w; run strata run (or seed add) once to upgrade it",
