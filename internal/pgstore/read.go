@@ -845,3 +845,51 @@ func (db *DB) EachVersion(ctx context.Context, f store.VersionFilter, fn func(st
 	}
 	return nil
 }
+
+// RunsSince returns the runs that started at or after since (every run for a zero since), oldest
+// first: store.DB.RunsSince.
+func (db *DB) RunsSince(ctx context.Context, since time.Time) ([]store.Run, error) {
+	rows, err := db.pool.Query(ctx, `SELECT `+store.RunColumns+` FROM runs WHERE started_at >= $1 ORDER BY id`, formatTime(since))
+	if err != nil {
+		return nil, fmt.Errorf("runs since %s: %w", since, err)
+	}
+	runs, err := pgx.CollectRows(rows, scanRun)
+	if err != nil {
+		return nil, fmt.Errorf("runs since %s: %w", since, err)
+	}
+	return runs, nil
+}
+
+// EachStoredVersion calls fn for every unpruned version the run stored, in fetch order, with the
+// exchange's heads where strata kept them: store.DB.EachStoredVersion. fn's error stops the walk
+// and is returned as it is.
+func (db *DB) EachStoredVersion(ctx context.Context, run int64, fn func(store.StoredVersion) error) error {
+	rows, err := db.pool.Query(ctx, `SELECT u.url, f.fetched_at, f.archive_path, c.fetch_id IS NOT NULL,
+		c.request, c.response, coalesce(c.ip, ''), coalesce(c.payload_digest, '')
+		FROM fetches f JOIN urls u ON u.id = f.url_id LEFT JOIN captures c ON c.fetch_id = f.id
+		WHERE f.run_id = $1 AND f.archive_path IS NOT NULL AND f.pruned_at IS NULL ORDER BY f.id`, run)
+	if err != nil {
+		return fmt.Errorf("versions of run %d: %w", run, err)
+	}
+	var v store.StoredVersion
+	var at string
+	var has bool
+	var c store.Capture
+	var fnErr error
+	_, err = pgx.ForEachRow(rows, []any{&v.URL, &at, &v.Path, &has, &c.Request, &c.Response, &c.IP, &c.PayloadDigest}, func() error {
+		v.FetchedAt, v.Capture = parseTime(&at), nil
+		if has && len(c.Response) > 0 {
+			kept := c // c is scanned into again for the next row; pgx gives each row's bytea slices of their own
+			v.Capture = &kept
+		}
+		fnErr = fn(v)
+		return fnErr
+	})
+	switch {
+	case fnErr != nil:
+		return fnErr
+	case err != nil:
+		return fmt.Errorf("versions of run %d: %w", run, err)
+	}
+	return nil
+}

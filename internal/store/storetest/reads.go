@@ -24,6 +24,9 @@ type ReadRoles interface {
 	History(ctx context.Context, url string) ([]store.HistoryEntry, error)
 	EachVersion(ctx context.Context, f store.VersionFilter, fn func(store.Version) error) error
 	Seeds(ctx context.Context) ([]store.SeedInfo, error)
+	// What export warc and wacz read.
+	RunsSince(ctx context.Context, since time.Time) ([]store.Run, error)
+	EachStoredVersion(ctx context.Context, run int64, fn func(store.StoredVersion) error) error
 }
 
 // RunReads runs the read side's subtests. open must return a new, empty store each call, closed
@@ -43,6 +46,7 @@ func RunReads(t *testing.T, open func(t *testing.T) ReadRoles) {
 		{"Reads/StatusAndHistory", testReadStatusHistory},
 		{"Reads/Versions", testReadVersions},
 		{"Reads/SeedList", testReadSeedList},
+		{"Reads/RunExport", testReadRunExport},
 	}.run(t, open)
 }
 
@@ -608,5 +612,59 @@ func testReadSeedList(t *testing.T, st ReadRoles) {
 	}
 	if i := slices.IndexFunc(seeds, func(s store.SeedInfo) bool { return s.URL == pageA }); !seeds[i].LastCrawled.Equal(h.at["2/"+pageA]) {
 		t.Errorf("seed a last crawled %v; want run 2's fetch at %v", seeds[i].LastCrawled, h.at["2/"+pageA])
+	}
+}
+
+// testReadRunExport checks what export warc and wacz read: the runs since a time, and a run's
+// stored versions in fetch order, each with the exchange's heads when strata kept them.
+func testReadRunExport(t *testing.T, st ReadRoles) {
+	ctx := t.Context()
+	h := loadHistory(t, st)
+	runs, err := st.RunsSince(ctx, time.Time{})
+	if err != nil || len(runs) != 2 || runs[0].ID != h.run1 || runs[1].ID != h.run2 {
+		t.Errorf("RunsSince(zero) = %+v, %v; want runs 1 and 2, oldest first", runs, err)
+	}
+	if runs, err := st.RunsSince(ctx, day0.Add(12*time.Hour)); err != nil || len(runs) != 1 || runs[0].ID != h.run2 {
+		t.Errorf("RunsSince(between the runs) = %+v, %v; want run 2", runs, err)
+	}
+
+	// A third run whose first version kept its exchange's heads and whose second did not.
+	seed(t, st, "http://c.test/one", "http://c.test/two")
+	run3, start := begin(t, st, 3)
+	capture := &store.Capture{Request: []byte("GET /one HTTP/1.1\r\nHost: c.test\r\n\r\n"),
+		Response: []byte("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n"), IP: "127.0.0.1", PayloadDigest: "sha1:ABC",
+		WARCID: "<urn:uuid:1>", WARCType: "response"}
+	for i, path := range []string{"r3/one", "r3/two"} {
+		u := next(t, st, run3, "c.test")
+		rec := store.FetchRecord{URLID: u.ID, RunID: run3, FetchedAt: start.Add(time.Duration(i+1) * time.Minute), Status: 200,
+			ContentType: "text/html", ContentHash: path, Changed: true, Magnitude: -1, ArchivePath: path, NextFr: 1,
+			Origin: "http://c.test", Domain: "c.test"}
+		if path == "r3/one" {
+			rec.Capture = capture
+		}
+		if err := st.RecordFetch(ctx, rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var got []store.StoredVersion
+	if err := st.EachStoredVersion(ctx, run3, func(v store.StoredVersion) error { got = append(got, v); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got[0].URL != "http://c.test/one" || got[0].Path != "r3/one" || !got[0].FetchedAt.Equal(start.Add(time.Minute)) ||
+		got[1].Path != "r3/two" || got[1].Capture != nil {
+		t.Fatalf("EachStoredVersion(run 3) = %+v; want one then two, two without heads", got)
+	}
+	if c := got[0].Capture; c == nil || string(c.Request) != string(capture.Request) || string(c.Response) != string(capture.Response) ||
+		c.IP != capture.IP || c.PayloadDigest != capture.PayloadDigest {
+		t.Errorf("EachStoredVersion(run 3)[0].Capture = %+v; want the heads recorded", c)
+	}
+	var paths []string
+	if err := st.EachStoredVersion(ctx, h.run1, func(v store.StoredVersion) error { paths = append(paths, v.Path); return nil }); err != nil ||
+		!slices.Equal(paths, []string{"r1/a", "r1/docs", "r1/x", "r1/b"}) {
+		t.Errorf("EachStoredVersion(run 1) = %v, %v; want its four stored versions in fetch order", paths, err)
+	}
+	stop := errors.New("enough")
+	if err := st.EachStoredVersion(ctx, h.run1, func(store.StoredVersion) error { return stop }); err != stop {
+		t.Errorf("EachStoredVersion with fn failing = %v; want fn's error itself", err)
 	}
 }
