@@ -39,7 +39,7 @@ func (a *app) databaseName() string {
 // runs write.
 func (a *app) errSQLiteOnly() error {
 	return usagef("database.url is set (%s), and this command works with the SQLite database.path only for now; "+
-		"strata run, crawl, fetch, recalc, links, index and seed add write PostgreSQL, and status, history, explain, serve, show, diff, export jsonl, plan, seed list and traps read it (traps --clear writes it)", a.databaseName())
+		"strata run, crawl, fetch, recalc, links, index and seed add write PostgreSQL, and status, history, explain, serve, show, diff, export, plan, seed list and traps read it (traps --clear writes it)", a.databaseName())
 }
 
 // openPostgres opens database.url for a command that writes it, after refusing the settings the

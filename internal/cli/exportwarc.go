@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"sort"
@@ -24,23 +25,60 @@ import (
 	"github.com/strata-crawler/strata/internal/warc"
 )
 
-// warcSource is what export warc and wacz read: the SQLite database, whose captures hold the heads
-// of each exchange, and the archive. On PostgreSQL a fleet's WARC files are spread over its
-// workers' archive roots, which one machine cannot gather, so these two commands stay SQLite's.
+// warcSource is what export warc and wacz read: the database, whose captures hold the heads of
+// each exchange, and this machine's archive.
 type warcSource struct {
-	db   *store.DB
-	arch *archive.Dir
+	db    readStore
+	close func()
+	arch  *archive.Dir
+	root  string    // this machine's archive.root
+	fleet runRooter // where a fleet's workers archived each run; nil on SQLite
+	log   *slog.Logger
+}
+
+// runRooter lists the archive roots of the fleet workers of a run.
+type runRooter interface {
+	RunRoots(ctx context.Context, run int64) ([]string, error)
 }
 
 func (a *app) openWARCSource(ctx context.Context) (*warcSource, error) {
-	db, err := a.openRead(ctx)
+	db, closeDB, err := a.openReadAny(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return &warcSource{db: db, arch: archive.ReadOnly(a.cfg.Archive.Root)}, nil
+	r := &warcSource{db: db, close: closeDB, arch: archive.ReadOnly(a.cfg.Archive.Root), root: a.cfg.Archive.Root, log: a.log}
+	if f, ok := db.(runRooter); ok {
+		r.fleet = f
+	}
+	return r, nil
 }
 
-func (r *warcSource) Close() error { return r.db.Close() }
+func (r *warcSource) Close() { r.close() }
+
+// warnSpread warns when fleet workers crawled run under archive roots other than this machine's:
+// each root holds its worker's WARC files and versions, so this export has this machine's part of
+// the run only, and the other parts are exported on their machines (into directories of their own,
+// since every worker names its WARC files after the run).
+func (r *warcSource) warnSpread(ctx context.Context, run store.Run) error {
+	if r.fleet == nil {
+		return nil
+	}
+	roots, err := r.fleet.RunRoots(ctx, run.ID)
+	if err != nil {
+		return err
+	}
+	var others []string
+	for _, root := range roots {
+		if filepath.Clean(root) != filepath.Clean(r.root) {
+			others = append(others, root)
+		}
+	}
+	if len(others) > 0 {
+		r.log.Warn("fleet workers archived part of this run under other archive roots; this export holds this machine's part, export the rest on their machines",
+			"run", run.ID, "other_roots", strings.Join(others, ", "))
+	}
+	return nil
+}
 
 // warcSelection is the runs an export warc or wacz takes.
 type warcSelection struct {
@@ -183,6 +221,9 @@ func exportWARC(ctx context.Context, r *warcSource, runs []store.Run, dir, softw
 	}
 	var files []string
 	for _, run := range runs {
+		if err := r.warnSpread(ctx, run); err != nil {
+			return nil, fmt.Errorf("export warc: %w", err)
+		}
 		src := r.arch.WARCPath(run.StartedAt)
 		names, _ := filepath.Glob(filepath.Join(src, "*"+warc.Ext))
 		if len(names) > 0 {

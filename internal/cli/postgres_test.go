@@ -17,7 +17,7 @@ import (
 // TestRunIntoPostgres: with database.url, seed add and strata run keep the history in PostgreSQL —
 // crawl, recalc and links, politely, with the archive sealed — and no SQLite file is made; a
 // second run finds the pages unchanged; each run's index step indexes it; the run lock holds across processes; plan, seed
-// list and traps read PostgreSQL; a command that reads SQLite only (export warc) refuses, naming the setting.
+// list and traps read PostgreSQL; a command that works on SQLite only (prune) refuses, naming the setting.
 func TestRunIntoPostgres(t *testing.T) {
 	dbURL := pgtest.URL(t)
 	web := testweb.New(t)
@@ -85,8 +85,8 @@ func TestRunIntoPostgres(t *testing.T) {
 	if _, errs, code := e.run("traps", "--clear", "nosuch.test"); code == 0 || !strings.Contains(errs, "no trap evidence for that domain") {
 		t.Errorf("traps --clear of nothing with database.url: exit %d, %q; want the error saying there is none", code, errs)
 	}
-	if _, errs, code := e.run("export", "warc", "--out", t.TempDir()); code != cli.ExitUsage || !strings.Contains(errs, "database.url is set") {
-		t.Errorf("export warc with database.url: exit %d, %q; want exit %d naming database.url", code, errs, cli.ExitUsage)
+	if _, errs, code := e.run("prune", "--dry-run"); code != cli.ExitUsage || !strings.Contains(errs, "database.url is set") {
+		t.Errorf("prune with database.url: exit %d, %q; want exit %d naming database.url", code, errs, cli.ExitUsage)
 	}
 
 	// STRATA_DATABASE_URL selects PostgreSQL as the key does.

@@ -27,6 +27,9 @@ A completed crawl does this by itself when archive.keep is set; --dry-run lists 
 			if err := a.setup(); err != nil {
 				return err
 			}
+			if a.postgres() {
+				return a.errSQLiteOnly()
+			}
 			if a.cfg.Archive.Keep <= 0 {
 				return usagef("prune: archive.keep is not set (0s keeps everything); set it, e.g. keep = \"8760h\"")
 			}

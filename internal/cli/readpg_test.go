@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -68,6 +69,14 @@ func TestReadPostgres(t *testing.T) {
 	}
 	if out := worker.mustRun("export", "jsonl", "--host", s.Host()); !strings.Contains(out, "the text of page a") || strings.Contains(out, "held_by") {
 		t.Errorf("export jsonl on the worker's own root:\n%s\nwant the texts", out)
+	}
+	// export warc: the worker's machine has the run's WARC file; another says where the run is.
+	if out, errs, code := there.run("export", "warc", "--out", t.TempDir()); code != 0 || !strings.Contains(out, "wrote 0 WARC files") ||
+		!strings.Contains(errs, "other archive roots") || !strings.Contains(errs, workerRoot) {
+		t.Errorf("export warc on another root: exit %d, %q, %q; want no file and a warning naming %s", code, out, errs, workerRoot)
+	}
+	if out, errs, code := worker.run("export", "warc", "--out", t.TempDir()); code != 0 || !strings.Contains(out, "wrote 1 WARC files") || strings.Contains(errs, "other archive roots") {
+		t.Errorf("export warc on the worker's root: exit %d, %q, %q; want its WARC file, no warning", code, out, errs)
 	}
 
 	out = there.mustRun("explain", s.URL("/"))
@@ -198,8 +207,16 @@ func TestShowDiffOnPostgres(t *testing.T) {
 	if len(front) != 2 || !strings.Contains(front[0], `"outcome":"new"`) || !strings.Contains(front[1], `"outcome":"changed"`) {
 		t.Errorf("export jsonl, the front page's lines:\n%s\nwant its two versions, new then changed", strings.Join(front, ""))
 	}
-	if _, errs, code := e.run("export", "warc", "--out", t.TempDir()); code != cli.ExitUsage || !strings.Contains(errs, "database.url is set") {
-		t.Errorf("export warc with database.url: exit %d, %q; want the one-line refusal", code, errs)
+	// export warc copies the runs' WARC files, written during the crawls, with their index.
+	warcs := t.TempDir()
+	if out := e.mustRun("export", "warc", "--out", warcs); !strings.Contains(out, "wrote 3 WARC files") {
+		t.Errorf("export warc: %q; want a WARC file for each of the 3 runs", out)
+	}
+	if index, err := os.ReadFile(filepath.Join(warcs, "index.cdxj")); err != nil || strings.Count(string(index), `"url":"`+s.URL("/")+`"`) != 2 {
+		t.Errorf("export warc's index: %v\n%s\nwant the front page's two captures", err, index)
+	}
+	if out := e.mustRun("export", "wacz", "--out", filepath.Join(t.TempDir(), "all.wacz")); !strings.Contains(out, "3 WARC files") {
+		t.Errorf("export wacz: %q; want the 3 runs' WARC files", out)
 	}
 }
 

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/strata-crawler/strata/internal/pgstore"
 	"github.com/strata-crawler/strata/internal/serve"
@@ -25,7 +26,8 @@ type statusStore interface {
 }
 
 // readStore is the database of the read-only commands that work on either backend: status,
-// history, explain, serve, show, diff, export jsonl, plan, seed list, traps and fetch's check.
+// history, explain, serve, show, diff, export (jsonl, warc, wacz), plan, seed list, traps and
+// fetch's check.
 type readStore interface {
 	serve.Reader
 	explainStore
@@ -37,6 +39,8 @@ type readStore interface {
 	Seeds(ctx context.Context) ([]store.SeedInfo, error)
 	SeedHosts(ctx context.Context) ([]string, error)
 	trapReader
+	RunsSince(ctx context.Context, since time.Time) ([]store.Run, error)
+	EachStoredVersion(ctx context.Context, run int64, fn func(store.StoredVersion) error) error
 }
 
 var (

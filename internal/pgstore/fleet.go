@@ -56,6 +56,20 @@ func (db *DB) Home(ctx context.Context, run int64, archivePath string) (worker, 
 	return worker, root, true, nil
 }
 
+// RunRoots returns the archive roots of the fleet workers that joined run, sorted; none for a run
+// that no worker crawled.
+func (db *DB) RunRoots(ctx context.Context, run int64) ([]string, error) {
+	rows, err := db.pool.Query(ctx, `SELECT DISTINCT archive_root FROM fleet_workers WHERE run_id = $1 ORDER BY archive_root`, run)
+	if err != nil {
+		return nil, fmt.Errorf("archive roots of run %d: %w", run, err)
+	}
+	roots, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, fmt.Errorf("archive roots of run %d: %w", run, err)
+	}
+	return roots, nil
+}
+
 // Name is the worker's name in the fleet tables.
 func (w *Worker) Name() string { return w.name }
 

@@ -1,6 +1,7 @@
 package pgstore_test
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -113,6 +114,12 @@ func TestJoinRun(t *testing.T) {
 	unlock()
 	if ja.Joined || !jb.Joined || jb.Run != ja.Run || !jb.Start.Equal(t0) {
 		t.Fatalf("a %+v, b %+v; want b to join a's run", ja, jb)
+	}
+	if roots, err := db.RunRoots(ctx, ja.Run); err != nil || !slices.Equal(roots, []string{"/a", "/b"}) {
+		t.Errorf("RunRoots = %v, %v; want both workers' roots", roots, err)
+	}
+	if roots, err := db.RunRoots(ctx, ja.Run+100); err != nil || len(roots) != 0 {
+		t.Errorf("RunRoots(a run no worker joined) = %v, %v; want none", roots, err)
 	}
 	if err := a.Done(ctx, ja.Run); err != nil {
 		t.Fatal(err)
