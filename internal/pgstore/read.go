@@ -831,19 +831,10 @@ func (db *DB) EachVersion(ctx context.Context, f store.VersionFilter, fn func(st
 	}
 	var v store.Version
 	var at *string
-	var fnErr error
-	_, err = pgx.ForEachRow(rows, []any{&v.FetchID, &v.URL, &v.RunID, &at, &v.ContentHash, &v.Changed, &v.Path, &v.First}, func() error {
+	return forEachRow(rows, []any{&v.FetchID, &v.URL, &v.RunID, &at, &v.ContentHash, &v.Changed, &v.Path, &v.First}, "list versions", func() error {
 		v.FetchedAt = parseTime(at)
-		fnErr = fn(v)
-		return fnErr
+		return fn(v)
 	})
-	switch {
-	case fnErr != nil:
-		return fnErr
-	case err != nil:
-		return fmt.Errorf("list versions: %w", err)
-	}
-	return nil
 }
 
 // RunsSince returns the runs that started at or after since (every run for a zero since), oldest
@@ -875,21 +866,13 @@ func (db *DB) EachStoredVersion(ctx context.Context, run int64, fn func(store.St
 	var at string
 	var has bool
 	var c store.Capture
-	var fnErr error
-	_, err = pgx.ForEachRow(rows, []any{&v.URL, &at, &v.Path, &has, &c.Request, &c.Response, &c.IP, &c.PayloadDigest}, func() error {
-		v.FetchedAt, v.Capture = parseTime(&at), nil
-		if has && len(c.Response) > 0 {
-			kept := c // c is scanned into again for the next row; pgx gives each row's bytea slices of their own
-			v.Capture = &kept
-		}
-		fnErr = fn(v)
-		return fnErr
-	})
-	switch {
-	case fnErr != nil:
-		return fnErr
-	case err != nil:
-		return fmt.Errorf("versions of run %d: %w", run, err)
-	}
-	return nil
+	return forEachRow(rows, []any{&v.URL, &at, &v.Path, &has, &c.Request, &c.Response, &c.IP, &c.PayloadDigest},
+		fmt.Sprintf("versions of run %d", run), func() error {
+			v.FetchedAt, v.Capture = parseTime(&at), nil
+			if has && len(c.Response) > 0 {
+				kept := c // c is scanned into again for the next row; pgx gives each row's bytea slices of their own
+				v.Capture = &kept
+			}
+			return fn(v)
+		})
 }

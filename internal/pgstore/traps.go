@@ -227,19 +227,10 @@ func (db *DB) EachURL(ctx context.Context, fn func(store.URLRow) error) error {
 	}
 	var r store.URLRow
 	var added *string
-	var fnErr error
-	_, err = pgx.ForEachRow(rows, []any{&r.URL, &r.Host, &r.ContentHash, &added}, func() error {
+	return forEachRow(rows, []any{&r.URL, &r.Host, &r.ContentHash, &added}, "list URLs", func() error {
 		r.Added = parseTime(added)
-		fnErr = fn(r)
-		return fnErr
+		return fn(r)
 	})
-	switch {
-	case fnErr != nil:
-		return fnErr
-	case err != nil:
-		return fmt.Errorf("list URLs: %w", err)
-	}
-	return nil
 }
 
 // ForgetTrapRules deletes the trap rules of a domain, or the one of a unit, releasing every URL

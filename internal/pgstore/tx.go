@@ -211,3 +211,20 @@ func prefixEnd(p string) (string, bool) {
 	}
 	return "", false
 }
+
+// forEachRow is pgx.ForEachRow for a walk that calls its caller's fn on each row: fn's error
+// comes back as it is, for that caller to recognise, and the driver's errors wrapped with what.
+func forEachRow(rows pgx.Rows, dest []any, what string, fn func() error) error {
+	var fnErr error
+	_, err := pgx.ForEachRow(rows, dest, func() error {
+		fnErr = fn()
+		return fnErr
+	})
+	switch {
+	case fnErr != nil:
+		return fnErr
+	case err != nil:
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	return nil
+}
