@@ -7,15 +7,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/strata-crawler/strata/internal/notify"
 	"github.com/strata-crawler/strata/internal/pgstore"
 	"github.com/strata-crawler/strata/internal/textindex"
 )
-
-func (a *app) hooks() notify.Hooks {
-	n := a.cfg.Notify
-	return notify.Hooks{Webhook: n.Webhook, Command: n.Command, Timeout: n.Timeout, Always: n.When == "always"}
-}
 
 func newIndexCmd(a *app) *cobra.Command {
 	var rebuild bool

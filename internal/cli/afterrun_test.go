@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/strata-crawler/strata/internal/notify"
+	"github.com/strata-crawler/strata/internal/pgtest"
 	"github.com/strata-crawler/strata/internal/testweb"
 )
 
@@ -63,5 +64,41 @@ func TestBadWebhookIsAConfigError(t *testing.T) {
 	e := newEnv(t, "[notify]\nwebhook = \"ftp://example.test/x\"\n")
 	if _, errs, code := e.run("config", "check"); code != 2 || !strings.Contains(errs, "notify.webhook") {
 		t.Errorf("config check with an ftp webhook: exit %d, %q", code, errs)
+	}
+}
+
+// TestNotifyOnPostgres: with database.url the webhook hears of each run, from strata run and,
+// once per run, from a fleet worker, with the new pages the PostgreSQL store recorded.
+func TestNotifyOnPostgres(t *testing.T) {
+	web := testweb.New(t)
+	s := web.AddSite(t)
+	s.Page("/", `<title>Home</title><a href="/a">a</a>`)
+	s.Page("/a", "<title>A</title><p>alpha</p>")
+	got := make(chan notify.Summary, 4)
+	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var sum notify.Summary
+		body, _ := io.ReadAll(r.Body)
+		if err := json.Unmarshal(body, &sum); err != nil {
+			t.Errorf("webhook body %q: %v", body, err)
+		}
+		got <- sum
+	}))
+	defer hook.Close()
+	hooks := "\n[notify]\nwebhook = \"" + hook.URL + "/strata\"\n"
+	for _, args := range [][]string{{"run"}, {"run", "--worker"}} {
+		e := newEnv(t, "url = \""+pgtest.URL(t)+"\"\n"+loopbackConfig+hooks)
+		e.mustRun("seed", "add", "--level", "1", s.URL("/"))
+		e.mustRun(args...)
+		select {
+		case sum := <-got:
+			if sum.Run != 1 || sum.New != 2 || len(sum.Pages) != 2 || sum.Pages[0].Kind != "new" {
+				t.Errorf("strata %v: webhook summary %+v; want run 1 with its 2 new pages", args, sum)
+			}
+		default:
+			t.Fatalf("strata %v: the webhook was not called", args)
+		}
+		if len(got) != 0 {
+			t.Errorf("strata %v called the webhook %d more times; want once", args, len(got))
+		}
 	}
 }

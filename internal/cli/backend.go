@@ -42,15 +42,11 @@ func (a *app) errSQLiteOnly() error {
 		"strata run, crawl, fetch, recalc, links, index and seed add write PostgreSQL, and status, history, explain, serve, show, diff, export, plan, seed list and traps read it (traps --clear writes it)", a.databaseName())
 }
 
-// openPostgres opens database.url for a command that writes it, after refusing the settings the
-// PostgreSQL store does not serve yet: pruning (archive.keep) and the notification hooks read the
-// SQLite store's serve side.
+// openPostgres opens database.url for a command that writes it, after refusing the setting the
+// PostgreSQL store does not serve yet: pruning (archive.keep), which works on the SQLite store.
 func (a *app) openPostgres(ctx context.Context) (*pgstore.DB, error) {
 	if a.cfg.Archive.Keep > 0 {
 		return nil, usagef("database.url: archive.keep works with the SQLite database.path only for now; set archive.keep = \"0s\" to crawl into PostgreSQL")
-	}
-	if h := a.hooks(); h.Webhook != "" || h.Command != "" {
-		return nil, usagef("database.url: the notify hooks work with the SQLite database.path only for now; unset notify.webhook and notify.command to crawl into PostgreSQL")
 	}
 	db, err := pgstore.Open(ctx, a.cfg.Database.URL)
 	if urlErr := (*pgstore.URLError)(nil); errors.As(err, &urlErr) || errors.Is(err, pgstore.ErrNewerSchema) {

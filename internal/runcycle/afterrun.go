@@ -18,30 +18,44 @@ import (
 // failures are logged, and runErr, the run's own error, is returned unchanged, so that the run path
 // calls it in one line. After a signal it does nothing; the next run's step catches up.
 //
-// idx is the database's index (SQLite's or PostgreSQL's), db the SQLite store, or nil with
-// PostgreSQL, whose openPostgres refused the hooks.
-func afterRun(ctx context.Context, idx textindex.Store, db *store.DB, arch *archive.Dir, log *slog.Logger, hooks notify.Hooks, run int64, runErr error) error {
+// idx is the database's index and sums what the hooks' summary reads (SQLite's or PostgreSQL's);
+// nil sums sends nothing.
+func afterRun(ctx context.Context, idx textindex.Store, sums summaryStore, arch *archive.Dir, log *slog.Logger, hooks notify.Hooks, run int64, runErr error) error {
 	if ctx.Err() != nil {
 		return runErr
 	}
 	if idx != nil && !indexStep(ctx, log, func(ctx context.Context) (textindex.Stats, error) { return textindex.Update(ctx, idx, arch) }) {
 		return runErr
 	}
-	if db == nil || runErr != nil {
+	if sums == nil || runErr != nil {
 		return runErr
 	}
+	notifyRun(ctx, sums, log, hooks, run)
+	return nil
+}
+
+// notifyRun tells the hooks what run did. A failure is logged: it never changes the run's outcome.
+func notifyRun(ctx context.Context, sums summaryStore, log *slog.Logger, hooks notify.Hooks, run int64) {
 	if hooks.Webhook == "" && hooks.Command == "" {
-		return nil
+		return
 	}
-	sum, err := runSummary(ctx, db, run)
+	sum, err := runSummary(ctx, sums, run)
 	if err != nil {
 		log.Warn("notify: could not summarise the run", "run", run, "err", err)
-		return nil
+		return
 	}
 	if err := notify.Send(ctx, hooks, sum); err != nil {
 		log.Warn("notify: a hook failed; the run is not affected", "run", run, "err", err)
 	}
-	return nil
+}
+
+// summaryStore is what the hooks' summary of a run reads: its row, its page counts, its biggest
+// changes and its page events, as strata serve shows them.
+type summaryStore interface {
+	RunByID(ctx context.Context, id int64) (store.Run, error)
+	RunPageCounts(ctx context.Context, runs []int64) (map[int64]store.PageCounts, error)
+	Changes(ctx context.Context, q store.ChangeQuery) ([]store.Change, error)
+	PageEvents(ctx context.Context, q store.EventQuery) ([]store.PageEvent, error)
 }
 
 // indexStep runs step (textindex.Update, Index or Summarize) within indexBudget and logs what came
@@ -67,6 +81,8 @@ func indexStep(ctx context.Context, log *slog.Logger, step func(context.Context)
 var (
 	_ textindex.Store = (*store.DB)(nil)
 	_ textindex.Store = (*pgstore.DB)(nil)
+	_ summaryStore    = (*store.DB)(nil)
+	_ summaryStore    = (*pgstore.DB)(nil)
 )
 
 // indexBudget bounds the index step after a run. A run's own new versions take milliseconds to
@@ -80,7 +96,7 @@ const summaryPages = 100
 
 // runSummary is what the hooks receive about run: its counts, its biggest changes and its new, gone
 // and unlinked pages, as strata serve shows them.
-func runSummary(ctx context.Context, db *store.DB, run int64) (notify.Summary, error) {
+func runSummary(ctx context.Context, db summaryStore, run int64) (notify.Summary, error) {
 	r, err := db.RunByID(ctx, run)
 	if err != nil {
 		return notify.Summary{}, err

@@ -29,8 +29,8 @@ var ErrNoRun = errors.New("no run yet")
 // opens both (under the run lock, for a single process), calls Recover, and shows what Report hears.
 type Runner struct {
 	DB Store
-	// SQLite is DB when it is the SQLite store, which the hooks' summary and pruning read; nil with
-	// PostgreSQL, which has neither yet.
+	// SQLite is DB when it is the SQLite store, which pruning needs; nil with PostgreSQL, which
+	// does not prune yet.
 	SQLite *store.DB
 	Arch   *archive.Dir
 	Config *config.Config
@@ -140,7 +140,7 @@ func (r *Runner) Run(ctx context.Context, o Options) error {
 	if o.CrawlOnly {
 		return err
 	}
-	return afterRun(ctx, r.index(), r.SQLite, r.Arch, r.Log, Hooks(r.Config), res.run.ID, err)
+	return afterRun(ctx, r.index(), r.summaries(), r.Arch, r.Log, Hooks(r.Config), res.run.ID, err)
 }
 
 // Recalc runs the Frequency Manager on its own for the last run, and records how long it took.
@@ -356,6 +356,15 @@ func (r Report) finished(run int64, worker string, fetched int) {
 	if r.Finished != nil {
 		r.Finished(run, worker, fetched)
 	}
+}
+
+// summaries is what the hooks' summary reads: the SQLite store, or PostgreSQL's.
+func (r *Runner) summaries() summaryStore {
+	if r.SQLite != nil {
+		return r.SQLite
+	}
+	sums, _ := r.DB.(summaryStore)
+	return sums
 }
 
 // index is the database's text index: SQLite's, or PostgreSQL's (pgstore implements

@@ -170,5 +170,9 @@ func (r *Runner) workerAfter(ctx context.Context, w Fleet, c *crawler.Cycle, j p
 	if idx := r.index(); idx != nil && ctx.Err() == nil {
 		indexStep(ctx, r.Log, func(ctx context.Context) (textindex.Stats, error) { return textindex.Summarize(ctx, idx) })
 	}
+	// The hooks hear of the run once, from the same worker, after its page events are recorded.
+	if sums := r.summaries(); sums != nil && ctx.Err() == nil {
+		notifyRun(ctx, sums, r.Log, Hooks(r.Config), j.Run)
+	}
 	return nil
 }
