@@ -107,8 +107,9 @@ func TestRunIntoPostgres(t *testing.T) {
 	}
 }
 
-// TestPostgresRefusals: a database.url that is not PostgreSQL's, and the settings the PostgreSQL
-// store does not serve yet, are refused in one line before anything is connected to or written.
+// TestPostgresRefusals: a database.url that is not PostgreSQL's, and the setting the PostgreSQL
+// store does not serve yet (archive.keep), are refused in one line before anything is connected to
+// or written.
 func TestPostgresRefusals(t *testing.T) {
 	for _, tc := range []struct {
 		name, config string
@@ -117,7 +118,6 @@ func TestPostgresRefusals(t *testing.T) {
 	}{
 		{"not postgres", "url = \"mysql://u@127.0.0.1/db\"\n", []string{"run"}, "database.url"},
 		{"archive.keep", "url = \"postgres://u@127.0.0.1:1/db\"\n[archive]\nkeep = \"720h\"\n", []string{"run"}, "archive.keep"},
-		{"notify hooks", "url = \"postgres://u@127.0.0.1:1/db\"\n[notify]\nwebhook = \"http://127.0.0.1:1/hook\"\n", []string{"seed", "add", "http://a.test/"}, "notify"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newEnv(t, tc.config)

@@ -58,8 +58,8 @@ func (f *fakeFleet) After(context.Context, int64) (func(), bool, error) {
 
 // TestWorkerFollowsTheCrawlOnlyWhenItEndedNormally: a fleet worker says it is done with the crawl
 // stage however the stage ended, but stands for the election that runs recalc and links only
-// after a stage that ended normally or by its time limit, and only the winner runs them and
-// records the run's end.
+// after a stage that ended normally or by its time limit, and only the winner runs them, records
+// the run's end and calls the hooks.
 func TestWorkerFollowsTheCrawlOnlyWhenItEndedNormally(t *testing.T) {
 	for _, tc := range []struct {
 		name             string
@@ -133,8 +133,8 @@ func TestWorkerFollowsTheCrawlOnlyWhenItEndedNormally(t *testing.T) {
 			if run := e.lastRun(t); run.Status != tc.status {
 				t.Errorf("run %d: status %q; want %q", run.ID, run.Status, tc.status)
 			}
-			if e.hooks.Load() != 0 {
-				t.Errorf("the webhook was called %d times; a fleet worker has no hooks", e.hooks.Load())
+			if want := map[bool]int32{true: 1}[tc.wantAfter]; e.hooks.Load() != want {
+				t.Errorf("the webhook was called %d times; want %d (once, by the worker that ends the run)", e.hooks.Load(), want)
 			}
 		})
 	}
