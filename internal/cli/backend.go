@@ -38,16 +38,11 @@ func (a *app) databaseName() string {
 // database.url is set: working on the file would show or change a history that is not the one the
 // runs write.
 func (a *app) errSQLiteOnly() error {
-	return usagef("database.url is set (%s), and this command works with the SQLite database.path only for now; "+
-		"strata run, crawl, fetch, recalc, links, index and seed add write PostgreSQL, and status, history, explain, serve, show, diff, export, plan, seed list and traps read it (traps --clear writes it)", a.databaseName())
+	return usagef("database.url is set (%s), and this command works with the SQLite database.path only", a.databaseName())
 }
 
-// openPostgres opens database.url for a command that writes it, after refusing the setting the
-// PostgreSQL store does not serve yet: pruning (archive.keep), which works on the SQLite store.
+// openPostgres opens database.url for a command that writes it.
 func (a *app) openPostgres(ctx context.Context) (*pgstore.DB, error) {
-	if a.cfg.Archive.Keep > 0 {
-		return nil, usagef("database.url: archive.keep works with the SQLite database.path only for now; set archive.keep = \"0s\" to crawl into PostgreSQL")
-	}
 	db, err := pgstore.Open(ctx, a.cfg.Database.URL)
 	if urlErr := (*pgstore.URLError)(nil); errors.As(err, &urlErr) || errors.Is(err, pgstore.ErrNewerSchema) {
 		return nil, usageError{err}

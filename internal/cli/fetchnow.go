@@ -13,33 +13,35 @@ import (
 	"github.com/strata-crawler/strata/internal/store"
 )
 
+// openKnown opens the database, read-only, for a check of what strata knows of URLs before anything
+// is written (the seeds' domains, a URL's row). It returns a nil store, and no error, when there is
+// nothing to know yet: no SQLite file, or a PostgreSQL database strata has not written or whose
+// schema the next command that writes upgrades.
+func (a *app) openKnown(ctx context.Context) (readStore, func(), error) {
+	if !a.postgres() {
+		if _, err := os.Stat(a.cfg.Database.Path); err != nil {
+			return nil, nil, nil
+		}
+	}
+	db, closeDB, err := a.openReadAny(ctx)
+	if errors.Is(err, pgstore.ErrOldSchema) {
+		return nil, nil, nil
+	}
+	return db, closeDB, err
+}
+
 // checkFetchable refuses, before anything is written, a fetch of a URL that the run would not
 // request: one the URL filter rejects (as the crawl stage will decide it, with the seeds' domains
 // and the URL's level if strata knows it), or one strata already holds as blocked by robots.txt or
 // filtered. Such a fetch used to end with exit 0, an empty run and nothing fetched.
-//
-// A database that does not exist yet, or a PostgreSQL one whose schema the run will create or
-// upgrade, knows no URL: then only the filter decides.
 func (a *app) checkFetchable(ctx context.Context, in []seedArg, urls []store.NewURL) error {
-	var db readStore
+	db, closeDB, err := a.openKnown(ctx)
+	if err != nil {
+		return err
+	}
 	seedDomains := map[string]bool{}
-	known := a.postgres()
-	if !known {
-		_, err := os.Stat(a.cfg.Database.Path)
-		known = err == nil
-	}
-	if known {
-		d, closeDB, err := a.openReadAny(ctx)
-		switch {
-		case errors.Is(err, pgstore.ErrOldSchema): // the run creates or upgrades it; no URL to read yet
-		case err != nil:
-			return err
-		default:
-			defer closeDB()
-			db = d
-		}
-	}
 	if db != nil {
+		defer closeDB()
 		hosts, err := db.SeedHosts(ctx)
 		if err != nil {
 			return err

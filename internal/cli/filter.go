@@ -2,7 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"os"
 
 	"github.com/spf13/cobra"
 
@@ -30,13 +29,13 @@ decisions; an unparsable URL is reported as rejected by the normaliser.`,
 				return err
 			}
 			seedDomains := map[string]bool{}
-			if _, err := os.Stat(a.cfg.Database.Path); err == nil {
-				db, err := a.openRead(cmd.Context())
-				if err != nil {
-					return err
-				}
+			db, closeDB, err := a.openKnown(cmd.Context())
+			if err != nil {
+				return err
+			}
+			if db != nil {
 				hosts, err := db.SeedHosts(cmd.Context())
-				db.Close()
+				closeDB()
 				if err != nil {
 					return err
 				}

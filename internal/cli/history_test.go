@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/strata-crawler/strata/internal/cli"
+	"github.com/strata-crawler/strata/internal/pgtest"
 	"github.com/strata-crawler/strata/internal/testweb"
 )
 
@@ -100,10 +101,22 @@ func TestHistoryShowDiffExport(t *testing.T) {
 	}
 }
 
+// TestPrune prunes a page's older version, on SQLite and on PostgreSQL.
 func TestPrune(t *testing.T) {
+	for _, backend := range []string{"sqlite", "postgres"} {
+		t.Run(backend, func(t *testing.T) {
+			config := loopbackConfig
+			if backend == "postgres" {
+				config = "url = \"" + pgtest.URL(t) + "\"\n" + loopbackConfig
+			}
+			testPrune(t, newEnv(t, config))
+		})
+	}
+}
+
+func testPrune(t *testing.T, e *env) {
 	web := testweb.New(t)
 	s := web.AddSite(t)
-	e := newEnv(t, loopbackConfig)
 	page := s.URL("/p")
 	s.Page("/p", "<p>one</p>")
 	e.mustRun("seed", "add", "--level", "0", page)

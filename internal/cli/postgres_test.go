@@ -17,7 +17,7 @@ import (
 // TestRunIntoPostgres: with database.url, seed add and strata run keep the history in PostgreSQL —
 // crawl, recalc and links, politely, with the archive sealed — and no SQLite file is made; a
 // second run finds the pages unchanged; each run's index step indexes it; the run lock holds across processes; plan, seed
-// list and traps read PostgreSQL; a command that works on SQLite only (prune) refuses, naming the setting.
+// list and traps read PostgreSQL.
 func TestRunIntoPostgres(t *testing.T) {
 	dbURL := pgtest.URL(t)
 	web := testweb.New(t)
@@ -85,8 +85,10 @@ func TestRunIntoPostgres(t *testing.T) {
 	if _, errs, code := e.run("traps", "--clear", "nosuch.test"); code == 0 || !strings.Contains(errs, "no trap evidence for that domain") {
 		t.Errorf("traps --clear of nothing with database.url: exit %d, %q; want the error saying there is none", code, errs)
 	}
-	if _, errs, code := e.run("prune", "--dry-run"); code != cli.ExitUsage || !strings.Contains(errs, "database.url is set") {
-		t.Errorf("prune with database.url: exit %d, %q; want exit %d naming database.url", code, errs, cli.ExitUsage)
+
+	// filter test reads the seeds' domains from PostgreSQL, as a crawl does.
+	if out := e.mustRun("filter", "test", s.URL("/elsewhere")); !strings.HasPrefix(out, "accept") {
+		t.Errorf("filter test of a page of the seed's site with database.url:\n%s\nwant accept", out)
 	}
 
 	// STRATA_DATABASE_URL selects PostgreSQL as the key does.
@@ -107,9 +109,9 @@ func TestRunIntoPostgres(t *testing.T) {
 	}
 }
 
-// TestPostgresRefusals: a database.url that is not PostgreSQL's, and the setting the PostgreSQL
-// store does not serve yet (archive.keep), are refused in one line before anything is connected to
-// or written.
+// TestPostgresRefusals: a database.url that is not PostgreSQL's, and archive.keep for a fleet
+// worker (each keeps its versions under its own root), are refused in one line before anything is
+// connected to or written.
 func TestPostgresRefusals(t *testing.T) {
 	for _, tc := range []struct {
 		name, config string
@@ -117,7 +119,7 @@ func TestPostgresRefusals(t *testing.T) {
 		want         string
 	}{
 		{"not postgres", "url = \"mysql://u@127.0.0.1/db\"\n", []string{"run"}, "database.url"},
-		{"archive.keep", "url = \"postgres://u@127.0.0.1:1/db\"\n[archive]\nkeep = \"720h\"\n", []string{"run"}, "archive.keep"},
+		{"archive.keep for a fleet", "url = \"postgres://u@127.0.0.1:1/db\"\n[archive]\nkeep = \"720h\"\n", []string{"run", "--worker"}, "archive.keep"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newEnv(t, tc.config)

@@ -11,7 +11,6 @@ import (
 	"github.com/strata-crawler/strata/archive"
 	"github.com/strata-crawler/strata/internal/runcycle"
 	"github.com/strata-crawler/strata/internal/runlock"
-	"github.com/strata-crawler/strata/internal/store"
 )
 
 func newPruneCmd(a *app) *cobra.Command {
@@ -27,25 +26,14 @@ A completed crawl does this by itself when archive.keep is set; --dry-run lists 
 			if err := a.setup(); err != nil {
 				return err
 			}
-			if a.postgres() {
-				return a.errSQLiteOnly()
-			}
 			if a.cfg.Archive.Keep <= 0 {
 				return usagef("prune: archive.keep is not set (0s keeps everything); set it, e.g. keep = \"8760h\"")
 			}
-			if err := a.requireDatabase(); err != nil {
-				return err
-			}
-			lock, err := runlock.Acquire(a.cfg.Database.Path)
+			db, release, err := a.openPruneStore(cmd.Context())
 			if err != nil {
 				return err
 			}
-			defer lock.Release()
-			db, err := a.openStore(cmd.Context())
-			if err != nil {
-				return err
-			}
-			defer db.Close()
+			defer release()
 			arch, err := archive.Open(a.cfg.Archive.Root)
 			if err != nil {
 				return err
@@ -72,8 +60,44 @@ A completed crawl does this by itself when archive.keep is set; --dry-run lists 
 	return cmd
 }
 
+// pruneStore is what prune needs of the database, SQLite's or PostgreSQL's.
+type pruneStore interface {
+	runcycle.Store
+	runcycle.Pruner
+}
+
+// openPruneStore opens the database for prune under its run lock: the lock file of a SQLite
+// database, PostgreSQL's advisory lock with database.url. release closes both.
+func (a *app) openPruneStore(ctx context.Context) (db pruneStore, release func(), err error) {
+	if a.postgres() {
+		pg, err := a.openPostgres(ctx)
+		if err != nil {
+			return nil, nil, err
+		}
+		unlock, err := lockPostgres(ctx, pg)
+		if err != nil {
+			pg.Close()
+			return nil, nil, err
+		}
+		return pg, func() { unlock(); pg.Close() }, nil
+	}
+	if err := a.requireDatabase(); err != nil {
+		return nil, nil, err
+	}
+	lock, err := runlock.Acquire(a.cfg.Database.Path)
+	if err != nil {
+		return nil, nil, err
+	}
+	lite, err := a.openStore(ctx)
+	if err != nil {
+		lock.Release()
+		return nil, nil, err
+	}
+	return lite, func() { lite.Close(); lock.Release() }, nil
+}
+
 // listPrunable writes the versions older than keep that prune would remove, and counts them.
-func listPrunable(ctx context.Context, a *app, db *store.DB, keep time.Duration) (int, error) {
+func listPrunable(ctx context.Context, a *app, db runcycle.Pruner, keep time.Duration) (int, error) {
 	vs, err := db.Prunable(ctx, time.Now().Add(-keep))
 	if err != nil || len(vs) == 0 {
 		return 0, err

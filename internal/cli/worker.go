@@ -25,6 +25,9 @@ func (a *app) workerCycle(ctx context.Context, lease time.Duration) error {
 	if lease < pgstore.MinLease {
 		return usagef("--lease %v: a worker's lease must be at least %v", lease, pgstore.MinLease)
 	}
+	if a.cfg.Archive.Keep > 0 {
+		return usagef("--worker: archive.keep prunes one archive root, and a fleet keeps its versions under each worker's own; set archive.keep = \"0s\" for the workers")
+	}
 	limitMemory()
 	db, err := a.openPostgres(ctx)
 	if err != nil {

@@ -170,7 +170,7 @@ var schema = []field{
 		doc: "SQLite database holding the URL table, fetch records, links, runs and hosts.",
 		ptr: func(c *Config) any { return &c.Database.Path }},
 	{key: "database.url", def: "", check: databaseURL,
-		doc: `PostgreSQL database (postgres://USER@HOST/DB) to keep the history in instead of database.path, for strata run, crawl, fetch, recalc, links, index and seed add, and read by status, history, explain, serve, show, diff, export, plan, seed list and traps; prune works on SQLite only for now. Copy an existing history over with strata migrate-db. "" = SQLite.`,
+		doc: `PostgreSQL database (postgres://USER@HOST/DB) to keep the history in instead of database.path, for strata run, crawl, fetch, recalc, links, index and seed add, and read by status, history, explain, serve, show, diff, export, plan, seed list and traps; prune and archive.keep work on it too, but not for fleet workers (strata run --worker). Copy an existing history over with strata migrate-db. "" = SQLite.`,
 		ptr: func(c *Config) any { return &c.Database.URL }},
 	{key: "archive.root", def: "archive", path: true,
 		doc: "Directory under which each run writes its dated directory of page versions.",

@@ -7,7 +7,20 @@ import (
 
 	"github.com/strata-crawler/strata/archive"
 	"github.com/strata-crawler/strata/internal/crashpoint"
+	"github.com/strata-crawler/strata/internal/pgstore"
 	"github.com/strata-crawler/strata/internal/store"
+)
+
+// Pruner is what Prune needs of the database: SQLite's or PostgreSQL's store.
+type Pruner interface {
+	Prunable(ctx context.Context, cutoff time.Time) ([]store.Version, error)
+	MarkPruned(ctx context.Context, vs []store.Version, at time.Time) error
+	Pruned(ctx context.Context, paths []string) error
+}
+
+var (
+	_ Pruner = (*store.DB)(nil)
+	_ Pruner = (*pgstore.DB)(nil)
 )
 
 // pruneBatch is how many versions prune marks, and journals, per transaction.
@@ -17,8 +30,8 @@ const pruneBatch = 500
 // pruned and entered in the prune journal in one transaction before any of their files is removed,
 // and the journal entries are closed once the files are gone. A kill in between leaves versions
 // marked pruned whose files may remain, which the next session removes (FinishPrunes) — never a
-// record that says a version is stored while its files are gone. Pruning reads the SQLite store.
-func Prune(ctx context.Context, db *store.DB, arch *archive.Dir, keep time.Duration) (int, error) {
+// record that says a version is stored while its files are gone.
+func Prune(ctx context.Context, db Pruner, arch *archive.Dir, keep time.Duration) (int, error) {
 	now := time.Now()
 	vs, err := db.Prunable(ctx, now.Add(-keep))
 	if err != nil {

@@ -29,8 +29,7 @@ var ErrNoRun = errors.New("no run yet")
 // opens both (under the run lock, for a single process), calls Recover, and shows what Report hears.
 type Runner struct {
 	DB Store
-	// SQLite is DB when it is the SQLite store, which pruning needs; nil with PostgreSQL, which
-	// does not prune yet.
+	// SQLite is DB when it is the SQLite store; nil with PostgreSQL.
 	SQLite *store.DB
 	Arch   *archive.Dir
 	Config *config.Config
@@ -291,9 +290,8 @@ func (r *Runner) finish(ctx context.Context, res *crawlResult, cerr error) error
 		cerr = err
 	}
 	crashpoint.Hit("finished")
-	// With database.url, the command line refused archive.keep: pruning reads the SQLite store.
-	if keep := r.Config.Archive.Keep; keep > 0 && cerr == nil && r.SQLite != nil {
-		n, err := Prune(ctx, r.SQLite, r.Arch, keep)
+	if keep, pruner := r.Config.Archive.Keep, r.pruner(); keep > 0 && cerr == nil && pruner != nil {
+		n, err := Prune(ctx, pruner, r.Arch, keep)
 		if err != nil {
 			return err
 		}
@@ -356,6 +354,15 @@ func (r Report) finished(run int64, worker string, fetched int) {
 	if r.Finished != nil {
 		r.Finished(run, worker, fetched)
 	}
+}
+
+// pruner is what prunes the archive after a run: the SQLite store, or PostgreSQL's.
+func (r *Runner) pruner() Pruner {
+	if r.SQLite != nil {
+		return r.SQLite
+	}
+	p, _ := r.DB.(Pruner)
+	return p
 }
 
 // summaries is what the hooks' summary reads: the SQLite store, or PostgreSQL's.

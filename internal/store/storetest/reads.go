@@ -27,6 +27,11 @@ type ReadRoles interface {
 	// What export warc and wacz read.
 	RunsSince(ctx context.Context, since time.Time) ([]store.Run, error)
 	EachStoredVersion(ctx context.Context, run int64, fn func(store.StoredVersion) error) error
+	// What prune reads and writes.
+	Prunable(ctx context.Context, cutoff time.Time) ([]store.Version, error)
+	MarkPruned(ctx context.Context, vs []store.Version, at time.Time) error
+	PendingPrunes(ctx context.Context) ([]string, error)
+	Pruned(ctx context.Context, paths []string) error
 }
 
 // RunReads runs the read side's subtests. open must return a new, empty store each call, closed
@@ -47,6 +52,7 @@ func RunReads(t *testing.T, open func(t *testing.T) ReadRoles) {
 		{"Reads/Versions", testReadVersions},
 		{"Reads/SeedList", testReadSeedList},
 		{"Reads/RunExport", testReadRunExport},
+		{"Reads/Prune", testReadPrune},
 	}.run(t, open)
 }
 
@@ -666,5 +672,53 @@ func testReadRunExport(t *testing.T, st ReadRoles) {
 	stop := errors.New("enough")
 	if err := st.EachStoredVersion(ctx, h.run1, func(store.StoredVersion) error { return stop }); err != stop {
 		t.Errorf("EachStoredVersion with fn failing = %v; want fn's error itself", err)
+	}
+}
+
+// testReadPrune checks what prune reads and writes: the versions older than a cutoff that are not
+// their page's current one, marked pruned and journalled in one step, then out of the journal.
+func testReadPrune(t *testing.T, st ReadRoles) {
+	ctx := t.Context()
+	h := loadHistory(t, st)
+	paths := func(vs []store.Version) []string {
+		var out []string
+		for _, v := range vs {
+			out = append(out, v.Path)
+		}
+		return out
+	}
+	if vs, err := st.Prunable(ctx, day0); err != nil || len(vs) != 0 {
+		t.Errorf("Prunable(before every fetch) = %v, %v; want none", paths(vs), err)
+	}
+	later := day0.AddDate(1, 0, 0)
+	vs, err := st.Prunable(ctx, later)
+	if err != nil || !slices.Equal(paths(vs), []string{"r1/a", "r1/x"}) {
+		t.Fatalf("Prunable = %v, %v; want run 1's a and x, the versions that are not current", paths(vs), err)
+	}
+	if v := vs[0]; v.FetchID != h.fetch["1/"+pageA] || v.URL != pageA || v.RunID != h.run1 || !v.FetchedAt.Equal(h.at["1/"+pageA]) {
+		t.Errorf("Prunable()[0] = %+v; want run 1's fetch of a", v)
+	}
+	if err := st.MarkPruned(ctx, vs[:1], later); err != nil {
+		t.Fatal(err)
+	}
+	if pending, err := st.PendingPrunes(ctx); err != nil || !slices.Equal(pending, []string{"r1/a"}) {
+		t.Errorf("PendingPrunes = %v, %v; want r1/a", pending, err)
+	}
+	if vs, err := st.Prunable(ctx, later); err != nil || !slices.Equal(paths(vs), []string{"r1/x"}) {
+		t.Errorf("Prunable after marking r1/a = %v, %v; want r1/x", paths(vs), err)
+	}
+	if hist, err := st.History(ctx, pageA); err != nil || len(hist) != 2 || !hist[0].Pruned || hist[1].Pruned {
+		t.Errorf("History(a) = %+v, %v; want run 1's version pruned, run 2's not", hist, err)
+	}
+	var listed []string
+	if err := st.EachVersion(ctx, store.VersionFilter{URL: pageA}, func(v store.Version) error { listed = append(listed, v.Path); return nil }); err != nil ||
+		!slices.Equal(listed, []string{"r2/a"}) {
+		t.Errorf("EachVersion(a) after pruning = %v, %v; want r2/a only", listed, err)
+	}
+	if err := st.Pruned(ctx, []string{"r1/a"}); err != nil {
+		t.Fatal(err)
+	}
+	if pending, err := st.PendingPrunes(ctx); err != nil || len(pending) != 0 {
+		t.Errorf("PendingPrunes after Pruned = %v, %v; want none", pending, err)
 	}
 }
