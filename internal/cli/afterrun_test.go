@@ -22,21 +22,9 @@ func TestRunIndexesAndNotifies(t *testing.T) {
 	s := web.AddSite(t)
 	s.Page("/", `<title>Home</title><a href="/a">a</a>`)
 	s.Page("/a", "<title>A</title><p>alpha</p>")
-	got := make(chan notify.Summary, 4)
 	var fail atomic.Bool
-	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var sum notify.Summary
-		body, _ := io.ReadAll(r.Body)
-		if err := json.Unmarshal(body, &sum); err != nil {
-			t.Errorf("webhook body %q: %v", body, err)
-		}
-		got <- sum
-		if fail.Load() {
-			http.Error(w, "down", http.StatusServiceUnavailable)
-		}
-	}))
-	defer hook.Close()
-	e := newEnv(t, loopbackConfig+"\n[notify]\nwebhook = \""+hook.URL+"/strata\"\nwhen = \"always\"\n")
+	hook, got := webhook(t, &fail)
+	e := newEnv(t, loopbackConfig+"\n[notify]\nwebhook = \""+hook+"\"\nwhen = \"always\"\n")
 	e.mustRun("seed", "add", "--level", "1", s.URL("/"))
 	e.mustRun("run")
 	select {
@@ -60,6 +48,25 @@ func TestRunIndexesAndNotifies(t *testing.T) {
 	}
 }
 
+// webhook serves a webhook on loopback until t ends, and returns its URL and the summaries it
+// receives; while fail (if not nil) is set, it answers 503.
+func webhook(t *testing.T, fail *atomic.Bool) (string, chan notify.Summary) {
+	got := make(chan notify.Summary, 4)
+	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var sum notify.Summary
+		body, _ := io.ReadAll(r.Body)
+		if err := json.Unmarshal(body, &sum); err != nil {
+			t.Errorf("webhook body %q: %v", body, err)
+		}
+		got <- sum
+		if fail != nil && fail.Load() {
+			http.Error(w, "down", http.StatusServiceUnavailable)
+		}
+	}))
+	t.Cleanup(hook.Close)
+	return hook.URL + "/strata", got
+}
+
 func TestBadWebhookIsAConfigError(t *testing.T) {
 	e := newEnv(t, "[notify]\nwebhook = \"ftp://example.test/x\"\n")
 	if _, errs, code := e.run("config", "check"); code != 2 || !strings.Contains(errs, "notify.webhook") {
@@ -74,17 +81,8 @@ func TestNotifyOnPostgres(t *testing.T) {
 	s := web.AddSite(t)
 	s.Page("/", `<title>Home</title><a href="/a">a</a>`)
 	s.Page("/a", "<title>A</title><p>alpha</p>")
-	got := make(chan notify.Summary, 4)
-	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var sum notify.Summary
-		body, _ := io.ReadAll(r.Body)
-		if err := json.Unmarshal(body, &sum); err != nil {
-			t.Errorf("webhook body %q: %v", body, err)
-		}
-		got <- sum
-	}))
-	defer hook.Close()
-	hooks := "\n[notify]\nwebhook = \"" + hook.URL + "/strata\"\n"
+	hook, got := webhook(t, nil)
+	hooks := "\n[notify]\nwebhook = \"" + hook + "\"\n"
 	for _, args := range [][]string{{"run"}, {"run", "--worker"}} {
 		e := newEnv(t, "url = \""+pgtest.URL(t)+"\"\n"+loopbackConfig+hooks)
 		e.mustRun("seed", "add", "--level", "1", s.URL("/"))

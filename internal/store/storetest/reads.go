@@ -556,15 +556,8 @@ func testReadVersions(t *testing.T, st ReadRoles) {
 		}
 		return vs
 	}
-	paths := func(vs []store.Version) []string {
-		var out []string
-		for _, v := range vs {
-			out = append(out, v.Path)
-		}
-		return out
-	}
 	all := each(store.VersionFilter{})
-	if got, want := paths(all), []string{"r1/a", "r1/docs", "r1/x", "r1/b", "r2/a", "r2/x"}; !slices.Equal(got, want) {
+	if got, want := versionPaths(all), []string{"r1/a", "r1/docs", "r1/x", "r1/b", "r2/a", "r2/x"}; !slices.Equal(got, want) {
 		t.Fatalf("EachVersion(all) = %v; want %v, in fetch order", got, want)
 	}
 	if v := all[0]; v.FetchID != h.fetch["1/"+pageA] || v.URL != pageA || v.RunID != h.run1 || !v.FetchedAt.Equal(h.at["1/"+pageA]) ||
@@ -585,7 +578,7 @@ func testReadVersions(t *testing.T, st ReadRoles) {
 		{store.VersionFilter{URL: pageA, RunID: h.run1}, []string{"r1/a"}},
 		{store.VersionFilter{URL: "http://a.test/none"}, nil},
 	} {
-		if got := paths(each(tt.f)); !slices.Equal(got, tt.want) {
+		if got := versionPaths(each(tt.f)); !slices.Equal(got, tt.want) {
 			t.Errorf("EachVersion(%+v) = %v; want %v", tt.f, got, tt.want)
 		}
 	}
@@ -680,20 +673,13 @@ func testReadRunExport(t *testing.T, st ReadRoles) {
 func testReadPrune(t *testing.T, st ReadRoles) {
 	ctx := t.Context()
 	h := loadHistory(t, st)
-	paths := func(vs []store.Version) []string {
-		var out []string
-		for _, v := range vs {
-			out = append(out, v.Path)
-		}
-		return out
-	}
 	if vs, err := st.Prunable(ctx, day0); err != nil || len(vs) != 0 {
-		t.Errorf("Prunable(before every fetch) = %v, %v; want none", paths(vs), err)
+		t.Errorf("Prunable(before every fetch) = %v, %v; want none", versionPaths(vs), err)
 	}
 	later := day0.AddDate(1, 0, 0)
 	vs, err := st.Prunable(ctx, later)
-	if err != nil || !slices.Equal(paths(vs), []string{"r1/a", "r1/x"}) {
-		t.Fatalf("Prunable = %v, %v; want run 1's a and x, the versions that are not current", paths(vs), err)
+	if err != nil || !slices.Equal(versionPaths(vs), []string{"r1/a", "r1/x"}) {
+		t.Fatalf("Prunable = %v, %v; want run 1's a and x, the versions that are not current", versionPaths(vs), err)
 	}
 	if v := vs[0]; v.FetchID != h.fetch["1/"+pageA] || v.URL != pageA || v.RunID != h.run1 || !v.FetchedAt.Equal(h.at["1/"+pageA]) {
 		t.Errorf("Prunable()[0] = %+v; want run 1's fetch of a", v)
@@ -704,8 +690,8 @@ func testReadPrune(t *testing.T, st ReadRoles) {
 	if pending, err := st.PendingPrunes(ctx); err != nil || !slices.Equal(pending, []string{"r1/a"}) {
 		t.Errorf("PendingPrunes = %v, %v; want r1/a", pending, err)
 	}
-	if vs, err := st.Prunable(ctx, later); err != nil || !slices.Equal(paths(vs), []string{"r1/x"}) {
-		t.Errorf("Prunable after marking r1/a = %v, %v; want r1/x", paths(vs), err)
+	if vs, err := st.Prunable(ctx, later); err != nil || !slices.Equal(versionPaths(vs), []string{"r1/x"}) {
+		t.Errorf("Prunable after marking r1/a = %v, %v; want r1/x", versionPaths(vs), err)
 	}
 	if hist, err := st.History(ctx, pageA); err != nil || len(hist) != 2 || !hist[0].Pruned || hist[1].Pruned {
 		t.Errorf("History(a) = %+v, %v; want run 1's version pruned, run 2's not", hist, err)
@@ -721,4 +707,13 @@ func testReadPrune(t *testing.T, st ReadRoles) {
 	if pending, err := st.PendingPrunes(ctx); err != nil || len(pending) != 0 {
 		t.Errorf("PendingPrunes after Pruned = %v, %v; want none", pending, err)
 	}
+}
+
+// versionPaths is each version's archive path.
+func versionPaths(vs []store.Version) []string {
+	var out []string
+	for _, v := range vs {
+		out = append(out, v.Path)
+	}
+	return out
 }
