@@ -21,9 +21,9 @@ import (
 
 // TestReadPostgres: a fleet worker crawls a loopback web into PostgreSQL under its own archive
 // root; then, on "another machine" (a configuration with the same database.url and another
-// archive root), status, history, explain and serve show the crawl, and history and serve say in
-// one line which worker and root hold each version instead of failing. On the worker's own root
-// serve shows the version's text as it does from SQLite. The worker's index step makes serve's
+// archive root), status, history, show, export, explain and serve show the crawl, and say which
+// worker and root hold each version instead of failing. On the worker's own root show, export and
+// serve give the version's text as they do from SQLite. The worker's index step makes serve's
 // full-text search and the run's new pages work on every machine.
 func TestReadPostgres(t *testing.T) {
 	dbURL := pgtest.URL(t)
