@@ -77,11 +77,7 @@ func (db *DB) Runs(ctx context.Context, before int64, limit int) ([]store.Run, e
 	if before <= 0 {
 		return db.RecentRuns(ctx, limit)
 	}
-	rows, err := db.pool.Query(ctx, `SELECT `+store.RunColumns+` FROM runs WHERE id < $1 ORDER BY id DESC LIMIT $2`, before, limit)
-	if err != nil {
-		return nil, fmt.Errorf("list runs before %d: %w", before, err)
-	}
-	runs, err := pgx.CollectRows(rows, scanRun)
+	runs, err := db.runs(ctx, `WHERE id < $1 ORDER BY id DESC LIMIT $2`, before, limit)
 	if err != nil {
 		return nil, fmt.Errorf("list runs before %d: %w", before, err)
 	}
@@ -180,19 +176,8 @@ func (db *DB) DomainTraps(ctx context.Context, domain string, limit int) ([]stor
 		return nil, 0, fmt.Errorf("trap events of %s: %w", domain, err)
 	}
 	// SQLite sorts a NULL run_id first, so DESC puts it last.
-	rows, err := db.pool.Query(ctx, `SELECT coalesce(run_id, 0), at, domain, kind, pattern, detail FROM trap_events
-		WHERE domain = $1 ORDER BY run_id DESC NULLS LAST, id DESC LIMIT $2`, domain, limit)
+	out, err := db.trapEvents(ctx, `WHERE domain = $1 ORDER BY run_id DESC NULLS LAST, id DESC LIMIT $2`, domain, limit)
 	if err != nil {
-		return nil, 0, fmt.Errorf("trap events of %s: %w", domain, err)
-	}
-	var out []store.TrapEvent
-	var e store.TrapEvent
-	var at *string
-	if _, err := pgx.ForEachRow(rows, []any{&e.RunID, &at, &e.Domain, &e.Kind, &e.Pattern, &e.Detail}, func() error {
-		e.At = parseTime(at)
-		out = append(out, e)
-		return nil
-	}); err != nil {
 		return nil, 0, fmt.Errorf("trap events of %s: %w", domain, err)
 	}
 	return out, n, nil
@@ -840,11 +825,7 @@ func (db *DB) EachVersion(ctx context.Context, f store.VersionFilter, fn func(st
 // RunsSince returns the runs that started at or after since (every run for a zero since), oldest
 // first: store.DB.RunsSince.
 func (db *DB) RunsSince(ctx context.Context, since time.Time) ([]store.Run, error) {
-	rows, err := db.pool.Query(ctx, `SELECT `+store.RunColumns+` FROM runs WHERE started_at >= $1 ORDER BY id`, formatTime(since))
-	if err != nil {
-		return nil, fmt.Errorf("runs since %s: %w", since, err)
-	}
-	runs, err := pgx.CollectRows(rows, scanRun)
+	runs, err := db.runs(ctx, `WHERE started_at >= $1 ORDER BY id`, formatTime(since))
 	if err != nil {
 		return nil, fmt.Errorf("runs since %s: %w", since, err)
 	}

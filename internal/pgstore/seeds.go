@@ -135,15 +135,20 @@ func (db *DB) FinishRun(ctx context.Context, r store.Run) error {
 
 // RecentRuns returns up to n runs, the most recent first.
 func (db *DB) RecentRuns(ctx context.Context, n int) ([]store.Run, error) {
-	rows, err := db.pool.Query(ctx, `SELECT `+store.RunColumns+` FROM runs ORDER BY id DESC LIMIT $1`, n)
-	if err != nil {
-		return nil, fmt.Errorf("list runs: %w", err)
-	}
-	runs, err := pgx.CollectRows(rows, scanRun)
+	runs, err := db.runs(ctx, `ORDER BY id DESC LIMIT $1`, n)
 	if err != nil {
 		return nil, fmt.Errorf("list runs: %w", err)
 	}
 	return runs, nil
+}
+
+// runs lists the runs that rest, the query after its FROM, selects.
+func (db *DB) runs(ctx context.Context, rest string, args ...any) ([]store.Run, error) {
+	rows, err := db.pool.Query(ctx, `SELECT `+store.RunColumns+` FROM runs `+rest, args...)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, scanRun)
 }
 
 // scanRun reads a row of store.RunColumns, as pgx.CollectRows wants it.

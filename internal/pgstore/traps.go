@@ -200,22 +200,28 @@ func (db *DB) ReleaseTrapRule(ctx context.Context, rule int64) (hosts []string, 
 // TrapEvents returns the trap events of the last runs runs and those of no run, newest first:
 // store.DB.TrapEvents.
 func (db *DB) TrapEvents(ctx context.Context, runs int) ([]store.TrapEvent, error) {
-	rows, err := db.pool.Query(ctx, `SELECT coalesce(run_id, 0), at, domain, kind, pattern, detail FROM trap_events
-		WHERE run_id IS NULL OR run_id > coalesce((SELECT max(id) FROM runs), 0) - $1 ORDER BY id DESC`, runs)
+	out, err := db.trapEvents(ctx, `WHERE run_id IS NULL OR run_id > coalesce((SELECT max(id) FROM runs), 0) - $1 ORDER BY id DESC`, runs)
 	if err != nil {
 		return nil, fmt.Errorf("trap events: %w", err)
+	}
+	return out, nil
+}
+
+// trapEvents lists the trap events that where, the rest of the query after its FROM, selects.
+func (db *DB) trapEvents(ctx context.Context, where string, args ...any) ([]store.TrapEvent, error) {
+	rows, err := db.pool.Query(ctx, `SELECT coalesce(run_id, 0), at, domain, kind, pattern, detail FROM trap_events `+where, args...)
+	if err != nil {
+		return nil, err
 	}
 	var out []store.TrapEvent
 	var e store.TrapEvent
 	var at *string
-	if _, err := pgx.ForEachRow(rows, []any{&e.RunID, &at, &e.Domain, &e.Kind, &e.Pattern, &e.Detail}, func() error {
+	_, err = pgx.ForEachRow(rows, []any{&e.RunID, &at, &e.Domain, &e.Kind, &e.Pattern, &e.Detail}, func() error {
 		e.At = parseTime(at)
 		out = append(out, e)
 		return nil
-	}); err != nil {
-		return nil, fmt.Errorf("trap events: %w", err)
-	}
-	return out, nil
+	})
+	return out, err
 }
 
 // EachURL calls fn for every URL in the table, streaming: store.DB.EachURL. fn's error stops the
